@@ -1,0 +1,6 @@
+// Command kql is an interactive KafkaQL shell for Apache Kafka.
+package main
+
+import "os"
+
+func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

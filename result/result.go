@@ -1,0 +1,126 @@
+// Package result holds the shape of a statement's answer: named, typed
+// columns and a stream of rows. The executor produces results and the
+// renderers consume them; neither imports the other.
+package result
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Type is a column's value type. It tells a renderer how to show a value
+// (right-align numbers, quote strings in JSON, show bytes losslessly).
+type Type int
+
+const (
+	Int     Type = iota + 1 // int64 (and int32 widened by the executor)
+	String                  // string
+	Bool                    // bool
+	Bytes                   // []byte: keys and values; valid UTF-8 is shown as text
+	Time                    // time.Time; a record timestamp
+	Ints                    // []int32: replica lists
+	Headers                 // []Header: record headers, in order, duplicates kept
+)
+
+// Column is one named output column. Names are a documented contract: JSON
+// output uses them as keys.
+type Column struct {
+	Name string
+	Type Type
+}
+
+// Header is one record header. A nil Value is a null header value.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Row holds one value per column, in column order. A nil element is NULL;
+// otherwise the element's Go type matches the column Type (int64, string,
+// bool, []byte, time.Time, []int32, []Header).
+type Row []any
+
+// Result is a statement's answer, read as a stream so that a million-record
+// CONSUME never sits in memory. Next returns false at the end or on failure;
+// Err then says which. Close releases whatever the statement still holds and
+// may be called at any time, more than once.
+type Result interface {
+	Columns() []Column
+	Next() (Row, bool)
+	Err() error
+	Close()
+}
+
+// Noticer is implemented by results that have something to tell the user on
+// stderr (a notice, not data): for example the next-page statement of a CONSUME.
+type Noticer interface {
+	Notices() []string
+}
+
+// Slice is a Result over rows already in memory, for small answers
+// (metadata, groups, a produced record).
+type Slice struct {
+	Cols    []Column
+	Rows    []Row
+	Failure error    // returned by Err after the last row: a partial answer's error
+	Notes   []string // returned by Notices
+	i       int
+}
+
+// NewSlice returns a Result over rows.
+func NewSlice(cols []Column, rows []Row) *Slice { return &Slice{Cols: cols, Rows: rows} }
+
+func (s *Slice) Columns() []Column { return s.Cols }
+
+func (s *Slice) Next() (Row, bool) {
+	if s.i >= len(s.Rows) {
+		return nil, false
+	}
+	s.i++
+	return s.Rows[s.i-1], true
+}
+
+func (s *Slice) Err() error {
+	if s.i < len(s.Rows) {
+		return nil
+	}
+	return s.Failure
+}
+
+func (s *Slice) Close()            {}
+func (s *Slice) Notices() []string { return s.Notes }
+
+// PartialError says that the rows that came were true but incomplete: some
+// brokers or partitions did not answer. Renderers print the rows, then the
+// error; the shell exits 1.
+type PartialError struct {
+	What    string  // what was incomplete, e.g. "SHOW GROUPS"
+	Missing []error // one per broker or partition that did not answer
+}
+
+func (e *PartialError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "partial result: %s is missing what %d %s would have answered", e.What, len(e.Missing), plural(len(e.Missing), "source", "sources"))
+	for _, m := range e.Missing {
+		b.WriteString("\n  ")
+		b.WriteString(m.Error())
+	}
+	return b.String()
+}
+
+func (e *PartialError) Unwrap() []error { return e.Missing }
+
+// IsPartial reports whether err says the result was partial.
+func IsPartial(err error) bool {
+	var p *PartialError
+	return errors.As(err, &p)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
