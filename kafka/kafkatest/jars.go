@@ -79,7 +79,7 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 	if err := lockFile(lock); err != nil {
 		return "", fmt.Errorf("locking the Kafka jar cache %s: %w", base, err)
 	}
-	defer unlockFile(lock) //nolint:errcheck // closing the file releases it too
+	defer unlockFile(lock)               //nolint:errcheck // closing the file releases it too
 	if checkLibs(libs, version) == nil { // another test binary fetched while we waited
 		return libs, nil
 	}
