@@ -60,6 +60,7 @@ func IsUnreachable(err error) bool {
 
 // Cluster is an open connection to a Kafka cluster. Close it when done.
 type Cluster struct {
+	metaCache
 	cfg   Config
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
