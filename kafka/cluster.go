@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +65,9 @@ type Cluster struct {
 	cfg   Config
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
+
+	prodMu sync.Mutex
+	prod   *kgo.Client
 }
 
 // Dial connects to the cluster and checks that at least one broker answers a
@@ -111,7 +115,15 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 }
 
 // Close closes every connection of the cluster.
-func (c *Cluster) Close() { c.cl.Close() }
+func (c *Cluster) Close() {
+	c.prodMu.Lock()
+	if c.prod != nil {
+		c.prod.Close()
+		c.prod = nil
+	}
+	c.prodMu.Unlock()
+	c.cl.Close()
+}
 
 // SetTrace installs (or, with nil, removes) the per-request trace hook.
 func (c *Cluster) SetTrace(fn func(TraceEvent)) {
