@@ -259,4 +259,3 @@ func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.M
 	}
 	return got[group], nil
 }
-

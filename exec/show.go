@@ -150,7 +150,7 @@ var showGroupsCols = []result.Column{col("group", result.String), col("state", r
 
 type listedGroup struct {
 	name, state, protocolType string
-	coordinator                int32
+	coordinator               int32
 }
 
 // listGroups unions ListGroups over every broker: each broker lists only the
@@ -204,4 +204,3 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 	}
 	return res, nil
 }
-
