@@ -57,7 +57,9 @@ func (tr *tracer) count(api string) map[int32]int {
 	return out
 }
 
-func newFake(t *testing.T) *fake {
+func newFake(t *testing.T) *fake { return newFakeTB(t) }
+
+func newFakeTB(t testing.TB) *fake {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (netListener, error) {
 		return listenLoopback(network)
