@@ -80,4 +80,3 @@ func gone(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
-

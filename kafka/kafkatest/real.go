@@ -355,6 +355,10 @@ func (r *Real) StartBroker(id int32) error {
 	return nil
 }
 
+// CheckBrokers returns an error, with its log tail, if a broker that should
+// be running has exited on its own (StopBroker'd brokers do not count).
+func (r *Real) CheckBrokers() error { return r.nodeDied() }
+
 // nodeDied returns an error with the log tail of a node that is expected to
 // run but whose JVM exited.
 func (r *Real) nodeDied() error {

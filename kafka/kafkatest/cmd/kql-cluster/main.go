@@ -67,8 +67,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "try: kql --bootstrap %s\n", r.Brokers()[0].Addr)
 	fmt.Fprintln(stdout, "Press Ctrl-C to stop the cluster.")
 
-	<-ctx.Done()
-	stop() // a second Ctrl-C now kills us, and the parent-death signal the JVMs
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+			if err := r.CheckBrokers(); err != nil {
+				fmt.Fprintf(stderr, "kql-cluster: %v\nstopping the other brokers\n", err)
+				r.Shutdown(30 * time.Second)
+				return 1
+			}
+		}
+	}
+	stop() // a second Ctrl-C now kills us, and the JVMs with us (parent-death signal)
 	fmt.Fprintln(stdout, "\nstopping the brokers...")
 	start := time.Now()
 	if err := r.Shutdown(30 * time.Second); err != nil {
