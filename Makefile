@@ -46,8 +46,9 @@ vet:
 deps:
 	@command -v $(GO) >/dev/null || { echo "make deps: Go is not installed: install Go 1.26 or newer from https://go.dev/dl/" >&2; exit 1; }
 	@need=""; \
-	java_ok() { command -v java >/dev/null && \
-		[ "$$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | cut -d. -f1)" -ge 17 ] 2>/dev/null; }; \
+	java_ok() { j=java; if [ -x "$${JAVA_HOME:-/nonexistent}/bin/java" ]; then j="$$JAVA_HOME/bin/java"; fi; \
+		command -v "$$j" >/dev/null && \
+		[ "$$("$$j" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | cut -d. -f1)" -ge 17 ] 2>/dev/null; }; \
 	java_ok || need="$$need openjdk-17-jdk-headless"; \
 	command -v mvn >/dev/null || need="$$need maven"; \
 	if [ -n "$$need" ]; then \
