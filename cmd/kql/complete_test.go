@@ -15,10 +15,10 @@ func TestCompletions(t *testing.T) {
 		line string
 		want []string
 	}{
-		{"sh", []string{"ow "}},                         // keyword, typed in lower case
-		{"SH", []string{"OW "}},                         // upper case
-		{"Sh", []string{"OW "}},                         // mixed: upper
-		{"show top", []string{"ics "}},                  // second keyword
+		{"sh", []string{"ow "}},        // keyword, typed in lower case
+		{"SH", []string{"OW "}},        // upper case
+		{"Sh", []string{"OW "}},        // mixed: upper
+		{"show top", []string{"ics "}}, // second keyword
 		{"DESCRIBE TOPIC ord", []string{"er-events ", "ers "}},
 		{"describe topic pay", []string{"ments "}},
 		{`DESCRIBE TOPIC "ord`, []string{`er-events" `, `ers" `}},

@@ -94,13 +94,13 @@ func newFakeExec() *fakeExec {
 
 // harness runs the real command in-process with a fake cluster.
 type harness struct {
-	t        *testing.T
-	exec     *fakeExec
-	dials    []kafka.Config
-	dialErr  error
-	env      map[string]string
-	stdin    string
-	tty      bool // stdin, stdout and stderr are terminals
+	t         *testing.T
+	exec      *fakeExec
+	dials     []kafka.Config
+	dialErr   error
+	env       map[string]string
+	stdin     string
+	tty       bool // stdin, stdout and stderr are terminals
 	interrupt chan struct{}
 }
 

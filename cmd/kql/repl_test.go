@@ -109,10 +109,10 @@ func TestMetaCommands(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"CONSUME",                           // \help lists statements
-		"x'",                                // \help explains how bytes are shown
+		"CONSUME",                          // \help lists statements
+		"x'",                               // \help explains how bytes are shown
 		`unknown meta-command \frobnicate`, // named
-		`\? lists`,                          // and pointed to \?
+		`\? lists`,                         // and pointed to \?
 		"Output format is table.",
 		"Output format is json.",
 		`unknown format "xml"`,
