@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,9 +61,13 @@ func IsUnreachable(err error) bool {
 
 // Cluster is an open connection to a Kafka cluster. Close it when done.
 type Cluster struct {
+	metaCache
 	cfg   Config
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
+
+	prodMu sync.Mutex
+	prod   *kgo.Client
 }
 
 // Dial connects to the cluster and checks that at least one broker answers a
@@ -110,7 +115,15 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 }
 
 // Close closes every connection of the cluster.
-func (c *Cluster) Close() { c.cl.Close() }
+func (c *Cluster) Close() {
+	c.prodMu.Lock()
+	if c.prod != nil {
+		c.prod.Close()
+		c.prod = nil
+	}
+	c.prodMu.Unlock()
+	c.cl.Close()
+}
 
 // SetTrace installs (or, with nil, removes) the per-request trace hook.
 func (c *Cluster) SetTrace(fn func(TraceEvent)) {

@@ -123,4 +123,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
