@@ -1,24 +1,15 @@
 package main
 
-// Interim stand-ins for the lang, render and history APIs that are being
-// built on other branches. Each is the smallest thing that lets the shell
-// compile and its tests run; this file is deleted when those branches are
-// merged and deps.go calls the real packages.
+// Interim stand-ins for the lang API that is being built on branch lang:
+// the smallest thing that lets the shell compile and its tests run. This
+// file is deleted when lang is merged and deps.go calls the real package.
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kql-dev/kql/lang"
-	"github.com/kql-dev/kql/result"
 )
 
 type source struct {
@@ -148,135 +139,3 @@ func statementHelp() []helpEntry {
 		{Name: "CONSUME", Syntax: "CONSUME [FROM] topic [LIMIT n];", Example: "CONSUME orders LIMIT 10;"},
 	}
 }
-
-// ---- render ----
-
-type outputFormat string
-
-func parseFormat(s string) (outputFormat, error) {
-	for _, n := range formatNames {
-		if strings.EqualFold(s, n) {
-			return outputFormat(n), nil
-		}
-	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(formatNames, ", "))
-}
-
-func (f outputFormat) String() string { return string(f) }
-
-func renderResult(w io.Writer, res result.Result, o renderOptions) (int64, error) {
-	cols := res.Columns()
-	var n int64
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	if o.Format != "jsonl" && o.Format != "json" {
-		for i, c := range cols {
-			if i > 0 {
-				bw.WriteString("\t")
-			}
-			bw.WriteString(c.Name)
-		}
-		bw.WriteString("\n")
-	}
-	for {
-		row, ok := res.Next()
-		if !ok {
-			break
-		}
-		n++
-		if o.Format == "jsonl" || o.Format == "json" {
-			m := map[string]any{}
-			for i, c := range cols {
-				m[c.Name] = jsonValue(row[i])
-			}
-			b, _ := json.Marshal(m)
-			bw.Write(b)
-			bw.WriteString("\n")
-			continue
-		}
-		for i := range cols {
-			if i > 0 {
-				bw.WriteString("\t")
-			}
-			bw.WriteString(cellText(row[i]))
-		}
-		bw.WriteString("\n")
-	}
-	if o.Footer {
-		fmt.Fprintf(bw, "(%d rows)\n", n)
-	}
-	return n, res.Err()
-}
-
-func jsonValue(v any) any {
-	switch v := v.(type) {
-	case []byte:
-		return string(v)
-	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
-	}
-	return v
-}
-
-func cellText(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "NULL"
-	case []byte:
-		return string(v)
-	case time.Time:
-		return v.UTC().Format(time.RFC3339Nano)
-	}
-	return fmt.Sprint(v)
-}
-
-// ---- history ----
-
-type interimHistory struct {
-	f       *os.File
-	entries []string
-}
-
-func defaultHistoryPath() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "kql", "history"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(h, ".kql_history"), nil
-}
-
-func openHistory(path string, max int) (historyStore, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	h := &interimHistory{}
-	if data, err := os.ReadFile(path); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if l != "" {
-				h.entries = append(h.entries, l)
-			}
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	h.f = f
-	return h, nil
-}
-
-func (h *interimHistory) Add(e string) error {
-	if len(h.entries) > 0 && h.entries[len(h.entries)-1] == e {
-		return nil
-	}
-	h.entries = append(h.entries, e)
-	_, err := h.f.WriteString(e + "\n")
-	return err
-}
-func (h *interimHistory) Entries() []string { return h.entries }
-func (h *interimHistory) Close() error      { return h.f.Close() }

@@ -86,5 +86,5 @@ func (e *readlineEditor) ReadLine(prompt string) (string, error) {
 	return line, err
 }
 
-func (e *readlineEditor) AddHistory(entry string) { e.rl.SaveHistory(entry) }
+func (e *readlineEditor) AddHistory(entry string) { e.rl.SaveHistory(oneLine(entry)) }
 func (e *readlineEditor) Close() error            { return e.rl.Close() }

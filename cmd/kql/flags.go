@@ -90,8 +90,6 @@ func (f choiceFlag) Set(v string) error {
 	return fmt.Errorf("must be one of %s", strings.Join(f.choices, ", "))
 }
 
-var formatNames = []string{"table", "expanded", "json", "jsonl", "csv", "tsv"}
-
 func newFlagSet(o *options) *pflag.FlagSet {
 	fs := pflag.NewFlagSet("kql", pflag.ContinueOnError)
 	fs.SortFlags = false

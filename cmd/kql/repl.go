@@ -138,12 +138,16 @@ func (r *repl) runMeta(ctx context.Context) replState {
 
 func (r *repl) runStatements(ctx context.Context) replState {
 	for _, src := range r.buf.Take() {
-		r.addHistory(oneLine(src.Text))
 		stmt, err := parseSource(src)
 		if err != nil {
+			// Kept as typed, so the mistake can be recalled and fixed.
+			r.addHistory(strings.TrimSpace(src.Text))
 			r.a.errorf("%v%s", err, metaHint(src))
 			continue
 		}
+		// The canonical one-line form: a multi-line statement becomes one
+		// entry, and a -- comment cannot swallow the rest of the line.
+		r.addHistory(formatStatement(stmt))
 		r.a.runInteractive(ctx, stmt)
 	}
 	if !r.buf.Empty() {
@@ -183,7 +187,8 @@ func (r *repl) addHistory(entry string) {
 	}
 }
 
-// oneLine joins a multi-line statement into one history line.
+// oneLine joins the lines of a statement with spaces, for messages and for
+// readline, which edits one line at a time.
 func oneLine(s string) string {
 	lines := strings.Split(s, "\n")
 	parts := lines[:0]

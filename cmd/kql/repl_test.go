@@ -115,7 +115,7 @@ func TestMetaCommands(t *testing.T) {
 		`\? lists`,                         // and pointed to \?
 		"Output format is table.",
 		"Output format is json.",
-		`unknown format "xml"`,
+		`"xml"`,
 		"Expanded display is on.",
 		"Timing is on.",
 		"Time: ",

@@ -10,6 +10,7 @@ import (
 	"github.com/kql-dev/kql/exec"
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/render"
 	"github.com/kql-dev/kql/result"
 )
 
@@ -89,8 +90,8 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 
 func (a *app) renderOptions() renderOptions {
 	o := renderOptions{Format: a.format, Footer: true, BatchSize: 1000}
-	if a.expanded && a.format.String() == "table" {
-		o.Format, _ = parseFormat("expanded")
+	if a.expanded && a.format == render.Table {
+		o.Format = render.Expanded
 	}
 	if a.outFile == nil {
 		o.Color = a.colorOut
