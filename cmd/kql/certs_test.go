@@ -23,9 +23,17 @@ type testPKI struct {
 
 func newTestPKI(t testing.TB) *testPKI {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p, err := makeTestPKI()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return p
+}
+
+func makeTestPKI() (*testPKI, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
 	}
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -38,12 +46,15 @@ func newTestPKI(t testing.TB) *testPKI {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	ca, _ := x509.ParseCertificate(caDER)
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -57,11 +68,11 @@ func newTestPKI(t testing.TB) *testPKI {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p := &testPKI{
 		caPEM:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
@@ -70,10 +81,10 @@ func newTestPKI(t testing.TB) *testPKI {
 	}
 	cert, err := tls.X509KeyPair(p.certPEM, p.keyPEM)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p.server = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-	return p
+	return p, nil
 }
 
 func testCAPEM(t testing.TB) string { return string(newTestPKI(t).caPEM) }
