@@ -227,6 +227,11 @@ done:
 		return tkDuration, j, nil
 	}
 	word := src[i:j]
+	if body := strings.TrimLeft(word, "+-"); strings.Trim(body, "0123456789_") == "" {
+		return 0, 0, &lexError{off: i, width: utf8.RuneCountInString(word),
+			msg:  fmt.Sprintf("%s is not a number: write numbers without '_'", word),
+			hint: "as in " + strings.ReplaceAll(word, "_", "")}
+	}
 	return 0, 0, &lexError{off: i, width: utf8.RuneCountInString(word),
 		msg:  fmt.Sprintf("%s is not a valid bare name: a bare name cannot start with a digit or a sign", word),
 		hint: "quote it: " + quoteWith([]byte(word), '"')}

@@ -428,3 +428,11 @@ func TestCheckScript(t *testing.T) {
 		t.Errorf("empty script: %v", errs)
 	}
 }
+
+func TestNumberWithSeparators(t *testing.T) {
+	_, err := Parse("CONSUME t LIMIT 1_000")
+	var e *Error
+	if !errors.As(err, &e) || e.Col != 17 || !strings.Contains(e.Msg, "without '_'") || e.Hint != "as in 1000" {
+		t.Fatalf("got %v", err)
+	}
+}
