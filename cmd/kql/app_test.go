@@ -114,7 +114,7 @@ func TestCheckParsesWithoutConnecting(t *testing.T) {
 	if r.code != exitUsage || len(h.dials) != 0 {
 		t.Fatalf("--check with errors: want exit 2, no connection:\n%s", r)
 	}
-	for _, want := range []string{"<stdin>:2:1", "<stdin>:4:1"} {
+	for _, want := range []string{"<stdin>:2:6: unexpected NOTHING", "<stdin>:4:1: unknown statement FROB"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("--check does not report %s:\n%s", want, r.stderr)
 		}
@@ -133,8 +133,8 @@ func TestScriptWithASyntaxErrorRunsNothing(t *testing.T) {
 	if len(h.exec.ran) != 0 || len(h.dials) != 0 || r.stdout != "" {
 		t.Fatalf("a script with a syntax error must run nothing; ran %v, dialled %d times, stdout %q", h.exec.ranKinds(), len(h.dials), r.stdout)
 	}
-	if !strings.Contains(r.stderr, path+":4:1") {
-		t.Errorf("error does not name %s:4:1:\n%s", path, r.stderr)
+	if !strings.Contains(r.stderr, path+":4:6") {
+		t.Errorf("error does not name %s:4:6:\n%s", path, r.stderr)
 	}
 }
 
@@ -153,7 +153,7 @@ func TestScriptStopsAtTheFailingStatement(t *testing.T) {
 	if !strings.Contains(r.stdout, "orders") {
 		t.Errorf("output of the statement before the failure is lost:\n%s", r)
 	}
-	if want := path + `:3: DESCRIBE GROUP "x": no consumer group named "x"`; !strings.Contains(r.stderr, want) {
+	if want := path + `:3: DESCRIBE GROUP x: no consumer group named "x"`; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 	if strings.Contains(r.stdout, "no consumer group") {

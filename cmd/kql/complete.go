@@ -153,25 +153,34 @@ func completions(word string, before []string, topics, groups []string) []string
 		return nil
 	}
 
-	prev := ""
-	if len(before) > 0 {
-		prev = strings.ToUpper(before[len(before)-1])
+	prev, prev2 := "", ""
+	if n := len(before); n > 0 {
+		prev = strings.ToUpper(before[n-1])
+		if n > 1 {
+			prev2 = strings.ToUpper(before[n-2])
+		}
 	}
-	var out []string
-	switch prev {
-	case "TOPIC", "FROM", "INTO":
-		out = append(out, nameSuffixes(word, topics)...)
-	case "GROUP":
-		out = append(out, nameSuffixes(word, groups)...)
-	case "CONSUME": // CONSUME [FROM] topic
-		out = append(out, nameSuffixes(word, topics)...)
-	case "LIKE":
+	quoted := strings.HasPrefix(word, `"`) || strings.HasPrefix(word, "'") || strings.HasPrefix(word, "`")
+	switch {
+	case prev == "TOPIC" || prev == "INTO" || prev == "EXISTS":
+		return nameSuffixes(word, topics)
+	case prev == "GROUP":
+		return nameSuffixes(word, groups)
+	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*"):
+		return nameSuffixes(word, topics) // CONSUME FROM t, SELECT * FROM t
+	case prev == "CONSUME" || prev == "PRODUCE" || prev == "*":
+		out := nameSuffixes(word, topics) // CONSUME t, or CONSUME FROM t
+		if !quoted {
+			out = append(out, keywordSuffixes(word, keywords())...)
+		}
+		return out
+	case prev == "LIKE":
 		return nil
 	}
-	if strings.HasPrefix(word, `"`) || strings.HasPrefix(word, "'") {
-		return out
+	if quoted {
+		return nil
 	}
-	return append(out, keywordSuffixes(word, keywords())...)
+	return keywordSuffixes(word, keywords())
 }
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.

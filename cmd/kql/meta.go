@@ -222,7 +222,7 @@ func (a *app) metaNext(ctx context.Context, _ string) error {
 	if !ok {
 		return fmt.Errorf(`\next: no older page: the last CONSUME reached the oldest record of every partition it read`)
 	}
-	fmt.Fprintln(a.stderr, formatStatement(next))
+	fmt.Fprintln(a.stderr, runnable(next))
 	a.runInteractive(ctx, next)
 	return nil
 }

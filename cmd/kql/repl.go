@@ -147,7 +147,7 @@ func (r *repl) runStatements(ctx context.Context) replState {
 		}
 		// The canonical one-line form: a multi-line statement becomes one
 		// entry, and a -- comment cannot swallow the rest of the line.
-		r.addHistory(formatStatement(stmt))
+		r.addHistory(runnable(stmt))
 		r.a.runInteractive(ctx, stmt)
 	}
 	if !r.buf.Empty() {

@@ -84,29 +84,42 @@ func (a *app) parseScripts(scripts []*script) bool {
 			ok = false
 		}
 	}
-	if !ok {
+	if !ok && !a.opts.check {
 		a.errorf("kql: nothing was run: fix the syntax errors above (use --check to parse without running)")
 	}
 	return ok
 }
 
 func (a *app) parseScript(s *script) bool {
-	srcs, err := splitScript(s.text)
-	if err != nil {
-		a.errorf("%s:%v", s.name, err)
-		return false
-	}
-	ok := true
+	srcs, splitErr := splitScript(s.text)
+	ok := splitErr == nil
 	for _, src := range srcs {
 		stmt, err := parseSource(src)
 		if err != nil {
 			ok = false
-			a.errorf("%s:%s%s", s.name, err.Error(), metaHint(src))
+			a.errorf("%s:%s%s", s.name, a.withScriptLine(s, err), metaHint(src))
 			continue
 		}
 		s.stmts = append(s.stmts, parsedStatement{src: src, stmt: stmt})
 	}
+	if splitErr != nil { // an unclosed quote or comment, after the rest
+		a.errorf("%s:%s", s.name, a.withScriptLine(s, splitErr))
+	}
 	return ok
+}
+
+// withScriptLine shows an error under the script's own line, so a statement
+// that shares its line with another is shown with it.
+func (a *app) withScriptLine(s *script, err error) string {
+	var le *lang.Error
+	if errors.As(err, &le) {
+		if line, ok := scriptLine(s.text, le.Line); ok {
+			c := *le
+			c.SourceLine = line
+			return c.Error()
+		}
+	}
+	return err.Error()
 }
 
 // metaHint explains a syntax error on a meta-command line in a script.
