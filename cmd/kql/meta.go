@@ -73,6 +73,14 @@ func (a *app) metaHelp(_ context.Context, arg string) error {
 	if arg != "" {
 		var match []helpEntry
 		want := strings.Join(strings.Fields(strings.ToUpper(strings.TrimSuffix(arg, ";"))), " ")
+		switch { // aliases lead to the statement they stand for
+		case want == "DESC" || strings.HasPrefix(want, "DESC "):
+			want = "DESCRIBE" + strings.TrimPrefix(want, "DESC")
+		case want == "SELECT" || strings.HasPrefix(want, "SELECT "):
+			want = "CONSUME"
+		case want == "SHOW CONSUMERS":
+			want = "SHOW GROUPS"
+		}
 		for _, e := range entries {
 			name := strings.ToUpper(e.Name)
 			if name == want {
@@ -90,14 +98,15 @@ func (a *app) metaHelp(_ context.Context, arg string) error {
 			if i > 0 {
 				fmt.Fprintln(a.stderr)
 			}
-			fmt.Fprintf(a.stderr, "%s\n  syntax:  %s\n  example: %s\n", e.Name, e.Syntax, e.Example)
+			fmt.Fprintf(a.stderr, "%s\n  syntax:  %s\n  example: %s;\n", e.Name, strings.ReplaceAll(e.Syntax, "\n", "\n  "), e.Example)
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.stderr, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "Statements (each ends with ;):")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Syntax)
+		first, _, _ := strings.Cut(e.Syntax, "\n") // details are for \help NAME
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, first)
 	}
 	tw.Flush()
 	fmt.Fprintln(a.stderr, "\\help STATEMENT shows one statement with an example; \\? lists meta-commands.")

@@ -87,6 +87,7 @@ func TestMetaCommands(t *testing.T) {
 		`\?`,
 		`\help`,
 		`\help consume`,
+		`\help desc group`,
 		`\frobnicate`,
 		`\format`,
 		`\format json`,
@@ -110,6 +111,7 @@ func TestMetaCommands(t *testing.T) {
 	}
 	for _, want := range []string{
 		"CONSUME",                          // \help lists statements
+		"example: DESC GROUP billing;",     // \help of an alias
 		"x'",                               // \help explains how bytes are shown
 		`unknown meta-command \frobnicate`, // named
 		`\? lists`,                         // and pointed to \?
