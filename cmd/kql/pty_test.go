@@ -293,7 +293,8 @@ func TestPTYCtrlCCancelsOnlyTheRunningStatement(t *testing.T) {
 	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history")
 	s.expect(prompt)
 	s.send("CONSUME big LIMIT 1000000;\r")
-	time.Sleep(700 * time.Millisecond)
+	// A statement that runs long shows progress on the terminal's stderr.
+	s.expect(`0 rows so far, 0 rows/s \(Ctrl-C cancels\)`)
 	s.send("\x03")
 	s.expect(`cancelled \(Ctrl-C\)`)
 	s.expect(prompt)
@@ -353,6 +354,24 @@ func TestPTYHistoryIsPrivateAndReloaded(t *testing.T) {
 	s.send("\r")
 	s.expect(`\(2 rows\)`)
 	s.expect(prompt)
+	s.send("\x04")
+	if err := s.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPTYSASLPasswordIsPromptedWithoutEcho(t *testing.T) {
+	_, boot := ptyCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", "pw-0f-alice"))
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history", "--sasl-mechanism", "PLAIN", "--sasl-user", "alice")
+	s.expect(`Password for SASL user alice: `)
+	s.send("pw-0f-alice\r")
+	s.expect(`connected to cluster`)
+	s.expect(prompt)
+	if strings.Contains(s.text(), "pw-0f-alice") {
+		t.Fatal("the password was echoed")
+	}
+	s.send("SHOW TOPICS;\r")
+	s.expect(`\(2 rows\)`)
 	s.send("\x04")
 	if err := s.wait(); err != nil {
 		t.Fatal(err)
