@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/kql-dev/kql/lang"
 )
 
 // nameCache holds topic and group names for Tab completion. It is filled in
@@ -208,17 +210,26 @@ func keywordSuffixes(word string, kws []string) []string {
 }
 
 // nameSuffixes completes topic or group names, case-sensitively (Kafka
-// names are). A word opened with a double quote gets its closing quote.
+// names are). A word opened with a quote gets its closing quote; a name that
+// must be quoted (lang.QuoteName) is offered whole, quoted, on an empty
+// word, since readline can only append to what was typed.
 func nameSuffixes(word string, names []string) []string {
-	quote := ""
-	prefix := word
-	if strings.HasPrefix(word, `"`) {
-		quote, prefix = `"`, word[1:]
-	}
 	var out []string
+	if word != "" && strings.ContainsRune("\"'`", rune(word[0])) {
+		q, prefix := word[:1], word[1:]
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				out = append(out, n[len(prefix):]+q+" ")
+			}
+		}
+		return out
+	}
 	for _, n := range names {
-		if strings.HasPrefix(n, prefix) && (len(n) > len(prefix) || quote != "") {
-			out = append(out, n[len(prefix):]+quote+" ")
+		switch quoted := lang.QuoteName(n); {
+		case quoted != n && word == "":
+			out = append(out, quoted+" ")
+		case quoted == n && strings.HasPrefix(n, word) && len(n) > len(word):
+			out = append(out, n[len(word):]+" ")
 		}
 	}
 	return out

@@ -9,7 +9,7 @@ import (
 )
 
 func TestCompletions(t *testing.T) {
-	topics := []string{"order-events", "orders", "payments"}
+	topics := []string{"order-events", "orders", "payments", "2024-events"}
 	groups := []string{"billing", "shipping"}
 	for _, tc := range []struct {
 		line string
@@ -25,6 +25,12 @@ func TestCompletions(t *testing.T) {
 		{"DESCRIBE GROUP bi", []string{"lling "}},
 		{"CONSUME FROM pa", []string{"yments "}},
 		{"DESCRIBE TOPIC zz", nil},
+		{"DESCRIBE TOPIC ", []string{`"2024-events" `, "orders ", "payments "}}, // a name that needs quotes comes quoted
+		{"DESCRIBE TOPIC 20", nil},                                              // and cannot be completed bare
+		{"DESCRIBE TOPIC '20", []string{"24-events' "}},
+		{"PRODUCE INTO pay", []string{"ments "}},
+		{"CONSUME orders FROM NE", []string{"WEST "}}, // FROM after a topic starts a FROM clause
+		{"consume from or", []string{"der-events ", "ders "}},
 		{`\for`, []string{"mat "}},
 		{`\format js`, []string{"on", "onl"}},
 		{"SHOW TOPICS LIKE 'o", nil},
