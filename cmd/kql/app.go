@@ -36,7 +36,7 @@ const (
 // exit code. main only calls os.Exit with it, which lets tests run the real
 // command in-process.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return run(context.Background(), systemStreams(stdin, stdout, stderr), args, defaultRuntime())
+	return run(context.Background(), systemStreams(stdin, stdout, stderr), args, realWorld())
 }
 
 // executor is what the shell needs of an exec.Session; tests substitute a
@@ -55,8 +55,8 @@ type connection struct {
 	bootstrap []string
 }
 
-// runtime holds what Main takes from the real world, so tests can replace it.
-type runtime struct {
+// world holds what Main takes from the real world, so tests can replace it.
+type world struct {
 	dial func(ctx context.Context, cfg kafka.Config) (*connection, error)
 	// playground starts the embedded cluster and returns its bootstrap
 	// addresses and a stop function.
@@ -66,8 +66,8 @@ type runtime struct {
 	statementContext func(parent context.Context) (ctx context.Context, stop context.CancelFunc)
 }
 
-func defaultRuntime() runtime {
-	return runtime{
+func realWorld() world {
+	return world{
 		dial: dialKafka,
 		playground: func(ctx context.Context) ([]string, func(), error) {
 			pg, err := playground.Start(ctx)
@@ -108,7 +108,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func run(ctx context.Context, ios *IOStreams, args []string, rt runtime) int {
+func run(ctx context.Context, ios *IOStreams, args []string, rt world) int {
 	if ios.Getenv == nil {
 		ios.Getenv = func(string) string { return "" }
 	}
@@ -169,7 +169,7 @@ type app struct {
 	ios    *IOStreams
 	stderr io.Writer
 	opts   *options
-	rt     runtime
+	rt     world
 
 	kcfg     kafka.Config // how the current connection was made; \connect reuses it
 	conn     *connection
@@ -192,7 +192,7 @@ type app struct {
 	red, yellow        *color.Color
 }
 
-func newApp(ios *IOStreams, stderr io.Writer, o *options, rt runtime) *app {
+func newApp(ios *IOStreams, stderr io.Writer, o *options, rt world) *app {
 	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out}
 	a.format, _ = parseFormat(o.format) // validated by the flag
 	noColor := ios.Getenv("NO_COLOR") != ""

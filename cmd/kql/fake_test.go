@@ -128,7 +128,7 @@ func (h *harness) runWithDial(args []string, dial func(kafka.Config) (*connectio
 		Width:  func() int { return 100 },
 		Getenv: func(k string) string { return h.env[k] },
 	}
-	rt := runtime{
+	rt := world{
 		dial: func(ctx context.Context, cfg kafka.Config) (*connection, error) {
 			h.dials = append(h.dials, cfg)
 			if dial != nil {

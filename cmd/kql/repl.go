@@ -127,7 +127,11 @@ func (r *repl) processLine() replState {
 
 func (r *repl) runMeta(ctx context.Context) replState {
 	r.addHistory(r.line)
-	if err := r.a.runMeta(ctx, r.line); err != nil {
+	// Ctrl-C during a meta-command (a slow \connect, a long \i) ends that
+	// command, not kql.
+	mctx, stop := r.a.rt.statementContext(ctx)
+	defer stop()
+	if err := r.a.runMeta(mctx, r.line); err != nil {
 		if errors.Is(err, errQuit) {
 			return stateExit
 		}
