@@ -4,7 +4,10 @@ package exec
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -16,31 +19,109 @@ import (
 // a running statement (the shell's completer does).
 type Session struct {
 	cl *kafka.Cluster
+
+	// Now is the clock used for FROM ... AGO; tests replace it.
+	Now func() time.Time
+
+	namesMu    sync.Mutex
+	topicNames []string
+	groupNames []string
+	namesAt    time.Time
 }
 
 // NewSession returns a session over an open cluster connection. The caller
 // keeps ownership of cl and closes it.
-func NewSession(cl *kafka.Cluster) *Session { return &Session{cl: cl} }
+func NewSession(cl *kafka.Cluster) *Session { return &Session{cl: cl, Now: time.Now} }
+
+// Cluster returns the session's cluster connection.
+func (s *Session) Cluster() *kafka.Cluster { return s.cl }
 
 // Execute runs one statement. An error returned here means nothing was
 // produced; an error met while rows stream is reported by the result's Err.
 // Cancelling ctx stops the statement; the session stays usable.
 func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {
-	return nil, errors.New("exec: not implemented yet")
+	switch st := stmt.(type) {
+	case *lang.ShowTopics:
+		return s.showTopics(ctx, st)
+	case *lang.ShowBrokers:
+		return s.showBrokers(ctx)
+	case *lang.ShowCluster:
+		return s.showCluster(ctx)
+	case *lang.ShowGroups:
+		return s.showGroups(ctx, st)
+	case *lang.DescribeTopic:
+		return s.describeTopic(ctx, st)
+	case *lang.DescribeGroup:
+		return s.describeGroup(ctx, st)
+	case *lang.Consume:
+		return s.consume(ctx, st)
+	case *lang.Produce:
+		return s.produce(ctx, st)
+	case *lang.CreateTopic:
+		return s.createTopic(ctx, st)
+	case *lang.DropTopic:
+		return s.dropTopic(ctx, st)
+	case *lang.Explain:
+		return s.explain(ctx, st)
+	case nil:
+		return nil, fmt.Errorf("no statement to run")
+	}
+	return nil, fmt.Errorf("kql cannot run a %T statement yet", stmt)
 }
 
 // Pager is implemented by a CONSUME result: the statement that reads the
-// next, older page (FROM TAIL ... SKIP ...), for the shell's \next.
+// next page (for a tail read, the next older page: FROM TAIL ... SKIP ...;
+// for a forward read, FROM ANCHOR at the positions after this page), for the
+// shell's \next. ok is false when there is no further page.
 type Pager interface {
 	NextPage() (*lang.Consume, bool)
 }
 
-// Topics returns topic names for completion, from cached metadata when fresh.
+// namesMaxAge is how long completion names are reused before a refresh.
+const namesMaxAge = 30 * time.Second
+
+// Topics returns topic names for completion, from a cache refreshed when
+// older than 30 seconds.
 func (s *Session) Topics(ctx context.Context) ([]string, error) {
-	return nil, errors.New("exec: not implemented yet")
+	if err := s.refreshNames(ctx); err != nil {
+		return nil, err
+	}
+	s.namesMu.Lock()
+	defer s.namesMu.Unlock()
+	return slices.Clone(s.topicNames), nil
 }
 
 // Groups returns consumer group names for completion.
 func (s *Session) Groups(ctx context.Context) ([]string, error) {
-	return nil, errors.New("exec: not implemented yet")
+	if err := s.refreshNames(ctx); err != nil {
+		return nil, err
+	}
+	s.namesMu.Lock()
+	defer s.namesMu.Unlock()
+	return slices.Clone(s.groupNames), nil
+}
+
+func (s *Session) refreshNames(ctx context.Context) error {
+	s.namesMu.Lock()
+	fresh := time.Since(s.namesAt) < namesMaxAge
+	s.namesMu.Unlock()
+	if fresh {
+		return nil
+	}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return err
+	}
+	groups, _, err := s.listGroups(ctx)
+	if err != nil {
+		return err
+	}
+	gnames := make([]string, 0, len(groups))
+	for _, g := range groups {
+		gnames = append(gnames, g.name)
+	}
+	s.namesMu.Lock()
+	s.topicNames, s.groupNames, s.namesAt = m.TopicNames(), gnames, time.Now()
+	s.namesMu.Unlock()
+	return nil
 }

@@ -5,12 +5,16 @@
 package kafka
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -57,5 +61,78 @@ func IsUnreachable(err error) bool {
 
 // Cluster is an open connection to a Kafka cluster. Close it when done.
 type Cluster struct {
-	cfg Config
+	metaCache
+	cfg   Config
+	cl    *kgo.Client
+	trace atomic.Pointer[func(TraceEvent)]
+
+	prodMu sync.Mutex
+	prod   *kgo.Client
 }
+
+// Dial connects to the cluster and checks that at least one broker answers a
+// Metadata request; it returns an *UnreachableError when none does.
+func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
+	if len(cfg.Bootstrap) == 0 {
+		return nil, errors.New("no bootstrap address: give --bootstrap host:port")
+	}
+	if cfg.ClientID == "" {
+		cfg.ClientID = "kql"
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = 10 * time.Second
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(cfg.Bootstrap...),
+		kgo.ClientID(cfg.ClientID),
+		kgo.DialTimeout(cfg.DialTimeout),
+		// kql routes every request itself (see routing.go); kgo's own
+		// retries would hide which broker answered what.
+		kgo.RequestRetries(0),
+		kgo.MetadataMinAge(250 * time.Millisecond),
+	}
+	if cfg.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(cfg.TLS))
+	}
+	if cfg.SASL != nil {
+		opts = append(opts, kgo.SASL(cfg.SASL))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client options: %w", err)
+	}
+	c := &Cluster{cfg: cfg, cl: cl}
+	if cfg.Trace != nil {
+		c.SetTrace(cfg.Trace)
+	}
+	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
+	defer cancel()
+	if err := cl.Ping(pctx); err != nil {
+		cl.Close()
+		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
+	}
+	return c, nil
+}
+
+// Close closes every connection of the cluster.
+func (c *Cluster) Close() {
+	c.prodMu.Lock()
+	if c.prod != nil {
+		c.prod.Close()
+		c.prod = nil
+	}
+	c.prodMu.Unlock()
+	c.cl.Close()
+}
+
+// SetTrace installs (or, with nil, removes) the per-request trace hook.
+func (c *Cluster) SetTrace(fn func(TraceEvent)) {
+	if fn == nil {
+		c.trace.Store(nil)
+		return
+	}
+	c.trace.Store(&fn)
+}
+
+// Bootstrap returns the seed addresses the cluster was dialled with.
+func (c *Cluster) Bootstrap() []string { return c.cfg.Bootstrap }

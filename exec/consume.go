@@ -1,0 +1,624 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// DefaultLimit is CONSUME's LIMIT when none is written.
+const DefaultLimit = 100
+
+// fetchMaxBytes bounds one partition's answer to one Fetch.
+const fetchMaxBytes = 1 << 20
+
+var consumeCols = []result.Column{
+	col("partition", result.Int), col("offset", result.Int), col("timestamp", result.Time),
+	col("key", result.Bytes), col("value", result.Bytes), col("headers", result.Headers),
+}
+
+// consume reads partitions directly from their leaders: it never joins or
+// creates a consumer group and never commits. Each partition's end (its last
+// stable offset, read_committed) is captured once at the start, and a
+// partition is done when its position reaches that end. Positions, not
+// records, are counted, so a transaction marker, an aborted batch or a
+// compaction gap at the end never makes it wait for records that will not
+// come.
+//
+// Rows come in (timestamp, partition, offset) order: a k-way merge of the
+// partitions, each read in offset order.
+func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result, error) {
+	m, err := s.cl.Metadata(ctx, []string{st.Topic})
+	if err != nil {
+		return nil, err
+	}
+	t := m.Topics[st.Topic]
+	parts, err := selectPartitions(t, st)
+	if err != nil {
+		return nil, err
+	}
+	limit := int64(DefaultLimit)
+	if st.Limit != nil {
+		limit = *st.Limit
+	}
+	var skip int64
+	if st.Skip != nil {
+		skip = *st.Skip
+	}
+	from := st.From
+	if from == nil {
+		from = &lang.Start{Kind: lang.FromOldest}
+	}
+
+	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m}
+
+	bounds, err := r.mg.bounds(parts)
+	if err != nil {
+		return nil, err
+	}
+	switch from.Kind {
+	case lang.FromNewest, lang.FromTail:
+		ends := make(map[kafka.TopicPartition]int64, len(bounds))
+		for tp, b := range bounds {
+			ends[tp] = b.end
+			if from.Kind == lang.FromTail {
+				ends[tp] = max(b.start, min(b.end, tailOffset(from, tp.Partition)))
+			}
+		}
+		if err := r.planTail(bounds, ends); err != nil {
+			return nil, err
+		}
+	default:
+		starts, err := r.forwardStarts(s, m, bounds)
+		if err != nil {
+			return nil, err
+		}
+		for tp, b := range bounds {
+			r.mg.add(tp, starts[tp], b.end)
+		}
+		r.toSkip = skip
+	}
+	return r, nil
+}
+
+// selectPartitions applies PARTITION and the partitions a TAIL or ANCHOR
+// list names; a partition the topic does not have is an error naming the
+// ones it has, never silently dropped.
+func selectPartitions(t *kafka.Topic, st *lang.Consume) ([]kafka.TopicPartition, error) {
+	have := make(map[int32]bool, len(t.Partitions))
+	for _, p := range t.Partitions {
+		have[p.ID] = true
+	}
+	check := func(what string, ps []int32) error {
+		for _, p := range ps {
+			if !have[p] {
+				return fmt.Errorf("topic %q has no partition %d (%s); its partitions are %s", t.Name, p, what, partitionRange(t))
+			}
+		}
+		return nil
+	}
+	want := st.Partitions
+	if err := check("in PARTITION", want); err != nil {
+		return nil, err
+	}
+	if st.From != nil && (st.From.Kind == lang.FromTail || st.From.Kind == lang.FromAnchor) {
+		var listed []int32
+		for _, po := range st.From.Positions {
+			listed = append(listed, po.Partition)
+		}
+		kw := "TAIL"
+		if st.From.Kind == lang.FromAnchor {
+			kw = "ANCHOR"
+		}
+		if err := check("in FROM "+kw, listed); err != nil {
+			return nil, err
+		}
+		if want != nil {
+			for _, p := range want {
+				if !slices.Contains(listed, p) {
+					return nil, fmt.Errorf("PARTITION %d is not in the FROM %s list, which names partitions %v: name each partition to read in the list", p, kw, listed)
+				}
+			}
+		} else {
+			want = listed
+		}
+	}
+	var out []kafka.TopicPartition
+	for _, p := range t.Partitions {
+		if want == nil || slices.Contains(want, p.ID) {
+			out = append(out, kafka.TopicPartition{Topic: t.Name, Partition: p.ID})
+		}
+	}
+	return out, nil
+}
+
+func partitionRange(t *kafka.Topic) string {
+	n := len(t.Partitions)
+	if n == 0 {
+		return "none"
+	}
+	if int(t.Partitions[n-1].ID) == n-1 {
+		if n == 1 {
+			return "0"
+		}
+		return "0-" + strconv.Itoa(n-1)
+	}
+	ids := make([]string, n)
+	for i, p := range t.Partitions {
+		ids[i] = strconv.Itoa(int(p.ID))
+	}
+	return strings.Join(ids, ", ")
+}
+
+func tailOffset(from *lang.Start, p int32) int64 {
+	for _, po := range from.Positions {
+		if po.Partition == p {
+			return po.Offset
+		}
+	}
+	return 0
+}
+
+// forwardStarts resolves where each partition starts for a forward read.
+func (r *consumeResult) forwardStarts(s *Session, m *kafka.Metadata, bounds map[kafka.TopicPartition]span) (map[kafka.TopicPartition]int64, error) {
+	starts := make(map[kafka.TopicPartition]int64, len(bounds))
+	clamp := func(tp kafka.TopicPartition, off int64) int64 {
+		b := bounds[tp]
+		return max(b.start, min(b.end, off))
+	}
+	switch r.from.Kind {
+	case lang.FromOldest:
+		for tp, b := range bounds {
+			starts[tp] = b.start
+		}
+	case lang.FromOffset:
+		for tp := range bounds {
+			starts[tp] = clamp(tp, r.from.Offset)
+		}
+	case lang.FromAnchor:
+		for tp := range bounds {
+			starts[tp] = clamp(tp, tailOffset(r.from, tp.Partition))
+		}
+	case lang.FromTimestamp, lang.FromAgo:
+		ts := r.from.Timestamp
+		if r.from.Kind == lang.FromAgo {
+			ts = s.Now().Add(-r.from.Ago).UnixMilli()
+		}
+		parts := make([]kafka.TopicPartition, 0, len(bounds))
+		for tp := range bounds {
+			parts = append(parts, tp)
+		}
+		byTime, failed, err := s.cl.ListOffsets(r.mg.ctx, m, parts, ts, true)
+		if err != nil {
+			return nil, err
+		}
+		for tp, pe := range failed {
+			r.mg.missing = append(r.mg.missing, pe)
+			delete(bounds, tp)
+		}
+		for tp, a := range byTime {
+			if a.Offset < 0 { // no record at or after ts
+				starts[tp] = bounds[tp].end
+			} else {
+				starts[tp] = clamp(tp, a.Offset)
+			}
+		}
+	default:
+		return nil, fmt.Errorf("CONSUME: unsupported FROM kind %d", r.from.Kind)
+	}
+	return starts, nil
+}
+
+type span struct{ start, end int64 }
+
+// key is what a tail read remembers of a record in its first pass.
+type key struct{ ts, offset int64 }
+
+// planTail finds the page of a tail read: the newest `limit` records of the
+// merged per-partition windows below the pinned ends, after leaving out the
+// newest `skip`. The first pass reads only (timestamp, offset) keys and
+// widens a partition's window while it holds fewer than skip+limit records
+// (compaction gaps, transaction markers) and older records exist. The page
+// is then a contiguous offset run in each partition, which the second pass
+// (the row stream) reads and merges again, in the same order.
+func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
+	need := r.skip + r.limit
+	keys := make(map[kafka.TopicPartition][]key, len(bounds))
+	lows := make(map[kafka.TopicPartition]int64, len(bounds))
+	r.pinned = ends
+	step := map[kafka.TopicPartition]int64{}
+	for tp, b := range bounds {
+		lows[tp] = ends[tp]
+		step[tp] = need
+		_ = b
+	}
+	for {
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m}
+		widened := false
+		for tp, b := range bounds {
+			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
+				continue
+			}
+			lo := max(b.start, lows[tp]-step[tp])
+			scan.add(tp, lo, lows[tp])
+			lows[tp] = lo
+			step[tp] *= 2
+			widened = true
+		}
+		if !widened {
+			break
+		}
+		older := map[kafka.TopicPartition][]key{}
+		for _, c := range scan.curs {
+			for {
+				rec, err := scan.nextFrom(c)
+				if err != nil {
+					return err
+				}
+				if rec == nil {
+					break
+				}
+				older[c.tp] = append(older[c.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
+			}
+		}
+		r.mg.missing = append(r.mg.missing, scan.missing...)
+		for _, e := range scan.missing {
+			if pe, ok := e.(*kafka.PartitionError); ok {
+				delete(bounds, kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition})
+			}
+		}
+		for tp, ks := range older {
+			keys[tp] = append(ks, keys[tp]...)
+		}
+	}
+	r.olderExist = false
+	for tp, b := range bounds {
+		if lows[tp] > b.start {
+			r.olderExist = true
+		}
+	}
+
+	// Merge the keys in row order, then cut the page from the end.
+	type ref struct {
+		tp kafka.TopicPartition
+		k  key
+	}
+	var order []ref
+	idx := make(map[kafka.TopicPartition]int, len(keys))
+	tps := make([]kafka.TopicPartition, 0, len(keys))
+	for tp := range keys {
+		tps = append(tps, tp)
+	}
+	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
+	for {
+		best := -1
+		for i, tp := range tps {
+			if idx[tp] >= len(keys[tp]) {
+				continue
+			}
+			if best < 0 || keys[tp][idx[tp]].ts < keys[tps[best]][idx[tps[best]]].ts {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		tp := tps[best]
+		order = append(order, ref{tp, keys[tp][idx[tp]]})
+		idx[tp]++
+	}
+	total := int64(len(order))
+	hi := max(total-r.skip, 0)
+	lo := max(hi-r.limit, 0)
+	if lo > 0 {
+		r.olderExist = true
+	}
+	first := map[kafka.TopicPartition]int64{}
+	last := map[kafka.TopicPartition]int64{}
+	for _, rf := range order[lo:hi] {
+		if _, ok := first[rf.tp]; !ok {
+			first[rf.tp] = rf.k.offset
+		}
+		last[rf.tp] = rf.k.offset
+	}
+	for _, tp := range tps {
+		if f, ok := first[tp]; ok {
+			r.mg.add(tp, f, last[tp]+1)
+		}
+	}
+	return nil
+}
+
+// consumeResult streams the rows of a CONSUME.
+type consumeResult struct {
+	stmt         *lang.Consume
+	from         *lang.Start
+	limit, skip  int64
+	mg           *merger
+	toSkip       int64 // forward reads: rows still to skip
+	emitted      int64
+	err          error
+	done         bool
+	pinned       map[kafka.TopicPartition]int64 // tail reads: the pinned ends
+	olderExist   bool
+	lastByPart   map[int32]int64
+	startsByPart map[int32]int64
+}
+
+func (r *consumeResult) Columns() []result.Column { return consumeCols }
+
+func (r *consumeResult) Next() (result.Row, bool) {
+	if r.done {
+		return nil, false
+	}
+	if r.startsByPart == nil {
+		r.startsByPart = map[int32]int64{}
+		r.lastByPart = map[int32]int64{}
+		for _, c := range r.mg.curs {
+			r.startsByPart[c.tp.Partition] = c.pos
+		}
+	}
+	for r.emitted < r.limit {
+		rec, err := r.mg.next()
+		if err != nil {
+			r.err, r.done = err, true
+			return nil, false
+		}
+		if rec == nil {
+			break
+		}
+		r.lastByPart[rec.Partition] = rec.Offset
+		if r.toSkip > 0 {
+			r.toSkip--
+			continue
+		}
+		r.emitted++
+		return recordRow(rec), true
+	}
+	r.done = true
+	if len(r.mg.missing) > 0 {
+		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), Missing: r.mg.missing}
+	}
+	return nil, false
+}
+
+func (r *consumeResult) Err() error { return r.err }
+func (r *consumeResult) Close()     { r.done = true }
+
+func recordRow(rec *kgo.Record) result.Row {
+	var k, v, h any
+	if rec.Key != nil {
+		k = rec.Key
+	}
+	if rec.Value != nil {
+		v = rec.Value
+	}
+	hs := make([]result.Header, len(rec.Headers))
+	for i, rh := range rec.Headers {
+		hs[i] = result.Header{Key: rh.Key, Value: rh.Value}
+	}
+	h = hs
+	return result.Row{int64(rec.Partition), rec.Offset, rec.Timestamp, k, v, h}
+}
+
+// NextPage returns the statement that reads the next page: older records
+// for a tail read (the same pinned ends, SKIP grown by one page), the
+// records after this page for a forward read (FROM ANCHOR).
+func (r *consumeResult) NextPage() (*lang.Consume, bool) {
+	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions}
+	limit := r.limit
+	next.Limit = &limit
+	switch r.from.Kind {
+	case lang.FromNewest, lang.FromTail:
+		if !r.olderExist {
+			return nil, false
+		}
+		skip := r.skip + r.limit
+		next.Skip = &skip
+		next.From = &lang.Start{Kind: lang.FromTail, Positions: sortedPositions(r.pinned, nil)}
+		return next, true
+	default:
+		anchors := map[kafka.TopicPartition]int64{}
+		more := false
+		for _, c := range r.mg.curs {
+			pos := r.startsByPart[c.tp.Partition]
+			if last, ok := r.lastByPart[c.tp.Partition]; ok {
+				pos = last + 1
+			}
+			anchors[c.tp] = pos
+			if pos < c.end {
+				more = true
+			}
+		}
+		if !more {
+			return nil, false
+		}
+		next.From = &lang.Start{Kind: lang.FromAnchor, Positions: sortedPositions(anchors, nil)}
+		return next, true
+	}
+}
+
+func sortedPositions(m map[kafka.TopicPartition]int64, _ any) []lang.PartitionOffset {
+	out := make([]lang.PartitionOffset, 0, len(m))
+	for tp, o := range m {
+		out = append(out, lang.PartitionOffset{Partition: tp.Partition, Offset: o})
+	}
+	slices.SortFunc(out, func(a, b lang.PartitionOffset) int { return int(a.Partition) - int(b.Partition) })
+	return out
+}
+
+// merger reads several partitions, each between a start and an exclusive
+// end, fetching from all of them at once (one Fetch per leader broker) and
+// handing out records in (timestamp, partition, offset) order.
+type merger struct {
+	ctx     context.Context
+	cl      *kafka.Cluster
+	m       *kafka.Metadata
+	curs    []*cursor
+	missing []error
+}
+
+type cursor struct {
+	tp       kafka.TopicPartition
+	pos, end int64
+	buf      []*kgo.Record
+	failed   bool
+	stalls   int
+}
+
+func (c *cursor) exhausted() bool { return c.failed || (len(c.buf) == 0 && c.pos >= c.end) }
+
+func (mg *merger) add(tp kafka.TopicPartition, start, end int64) {
+	mg.curs = append(mg.curs, &cursor{tp: tp, pos: start, end: end})
+	slices.SortFunc(mg.curs, func(a, b *cursor) int { return int(a.tp.Partition) - int(b.tp.Partition) })
+}
+
+// bounds reads each partition's earliest offset and its end: the last
+// stable offset, which is where a read_committed reader stops.
+func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]span, error) {
+	lo, lofail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true)
+	if err != nil {
+		return nil, err
+	}
+	hi, hifail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[kafka.TopicPartition]span, len(parts))
+	for _, tp := range parts {
+		if pe := lofail[tp]; pe != nil {
+			mg.missing = append(mg.missing, pe)
+			continue
+		}
+		if pe := hifail[tp]; pe != nil {
+			mg.missing = append(mg.missing, pe)
+			continue
+		}
+		out[tp] = span{lo[tp].Offset, hi[tp].Offset}
+	}
+	return out, nil
+}
+
+// maxStalls is how many answers in a row may bring a partition no progress
+// before it is reported instead of asked again.
+const maxStalls = 5
+
+// fill fetches, in one round, for every cursor that has nothing buffered
+// and has not reached its end.
+func (mg *merger) fill(only *cursor) error {
+	positions := map[kafka.TopicPartition]int64{}
+	byTP := map[kafka.TopicPartition]*cursor{}
+	for _, c := range mg.curs {
+		if only != nil && c != only {
+			continue
+		}
+		if !c.failed && len(c.buf) == 0 && c.pos < c.end {
+			positions[c.tp] = c.pos
+			byTP[c.tp] = c
+		}
+	}
+	if len(positions) == 0 {
+		return nil
+	}
+	got, failed, err := mg.cl.Fetch(mg.ctx, mg.m, positions, fetchMaxBytes, true)
+	if err != nil {
+		return err
+	}
+	for tp, pe := range failed {
+		byTP[tp].failed = true
+		mg.missing = append(mg.missing, pe)
+	}
+	for tp, a := range got {
+		c := byTP[tp]
+		for _, rec := range a.Records {
+			if rec.Offset >= c.pos && rec.Offset < c.end {
+				c.buf = append(c.buf, rec)
+			}
+		}
+		if a.Err != nil {
+			c.failed = true
+			mg.missing = append(mg.missing, &kafka.PartitionError{API: "Fetch", Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: fmt.Errorf("decoding records at offset %d: %w", c.pos, a.Err)})
+			continue
+		}
+		if a.Next <= c.pos && len(c.buf) == 0 {
+			c.stalls++
+			if c.stalls >= maxStalls {
+				c.failed = true
+				mg.missing = append(mg.missing, &kafka.PartitionError{API: "Fetch", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
+					Err: fmt.Errorf("no progress at offset %d (end %d) after %d fetches", c.pos, c.end, c.stalls)})
+			}
+			continue
+		}
+		c.stalls = 0
+		c.pos = a.Next
+	}
+	return nil
+}
+
+// next returns the next record in row order, or nil at the end.
+func (mg *merger) next() (*kgo.Record, error) {
+	for {
+		waiting := false
+		for _, c := range mg.curs {
+			if len(c.buf) == 0 && !c.exhausted() {
+				waiting = true
+			}
+		}
+		if !waiting {
+			break
+		}
+		if err := mg.fill(nil); err != nil {
+			return nil, err
+		}
+	}
+	var best *cursor
+	for _, c := range mg.curs {
+		if len(c.buf) == 0 {
+			continue
+		}
+		if best == nil || before(c.buf[0], best.buf[0]) {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	rec := best.buf[0]
+	best.buf = best.buf[1:]
+	return rec, nil
+}
+
+// nextFrom returns the next record of one cursor, fetching for it alone
+// only when its buffer is empty (used by the tail scan, which does not merge).
+func (mg *merger) nextFrom(c *cursor) (*kgo.Record, error) {
+	for len(c.buf) == 0 && !c.exhausted() {
+		if err := mg.fill(nil); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.buf) == 0 {
+		return nil, nil
+	}
+	rec := c.buf[0]
+	c.buf = c.buf[1:]
+	return rec, nil
+}
+
+func before(a, b *kgo.Record) bool {
+	if !a.Timestamp.Equal(b.Timestamp) {
+		return a.Timestamp.Before(b.Timestamp)
+	}
+	if a.Partition != b.Partition {
+		return a.Partition < b.Partition
+	}
+	return a.Offset < b.Offset
+}

@@ -1,0 +1,261 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var describeTopicCols = []result.Column{
+	col("partition", result.Int), col("leader", result.Int), col("replicas", result.Ints),
+	col("in_sync_replicas", result.Ints), col("earliest_offset", result.Int), col("latest_offset", result.Int),
+	col("messages", result.Int),
+}
+
+func partitionsOf(t *kafka.Topic) []kafka.TopicPartition {
+	parts := make([]kafka.TopicPartition, len(t.Partitions))
+	for i, p := range t.Partitions {
+		parts[i] = kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
+	}
+	return parts
+}
+
+func partitionErrors(m map[kafka.TopicPartition]*kafka.PartitionError) []error {
+	var out []error
+	for _, e := range kafka.SortedPartitionErrors(m) {
+		out = append(out, e)
+	}
+	return out
+}
+
+// describeTopic reads offsets from each partition's leader, one ListOffsets
+// per leader broker per bound. A partition whose leader did not answer keeps
+// its row with NULL offsets and makes the result partial: it is never shown
+// as an empty 0/0 partition.
+func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (result.Result, error) {
+	m, err := s.cl.Metadata(ctx, []string{st.Topic})
+	if err != nil {
+		return nil, err
+	}
+	t := m.Topics[st.Topic]
+	parts := partitionsOf(t)
+	earliest, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
+	if err != nil {
+		return nil, err
+	}
+	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]result.Row, 0, len(parts))
+	for _, p := range t.Partitions {
+		tp := kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
+		var leader, lo, hi, n any
+		if p.Leader >= 0 {
+			leader = int64(p.Leader)
+		}
+		e, eok := earliest[tp]
+		l, lok := latest[tp]
+		if eok {
+			lo = e.Offset
+		}
+		if lok {
+			hi = l.Offset
+		}
+		if eok && lok {
+			n = l.Offset - e.Offset
+		}
+		rows = append(rows, result.Row{int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR), lo, hi, n})
+	}
+	res := result.NewSlice(describeTopicCols, rows)
+	missing := append(partitionErrors(efail), partitionErrors(lfail)...)
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE TOPIC %q (offsets of some partitions)", st.Topic), Missing: missing}
+	}
+	return res, nil
+}
+
+var describeGroupCols = []result.Column{
+	col("topic", result.String), col("partition", result.Int), col("committed_offset", result.Int),
+	col("end_offset", result.Int), col("lag", result.Int), col("member_id", result.String),
+	col("client_id", result.String), col("host", result.String),
+}
+
+type groupMember struct{ memberID, clientID, host string }
+
+// describeGroup asks the group's coordinator first (DescribeGroups), so a
+// group that does not exist is an error rather than an empty grid that looks
+// like a real group with nothing committed; then its committed offsets
+// (OffsetFetch, also the coordinator), then end offsets from the leaders.
+func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (result.Result, error) {
+	group := st.Group
+	desc, dfail, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.DescribeGroupsResponseGroup]{
+		API: "DescribeGroups",
+		Build: func(groups []string) kmsg.Request {
+			req := kmsg.NewPtrDescribeGroupsRequest()
+			req.Groups = groups
+			return req
+		},
+		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup] {
+			var out []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]
+			for _, g := range raw.(*kmsg.DescribeGroupsResponse).Groups {
+				out = append(out, kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
+			}
+			return out
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ge := dfail[group]; ge != nil {
+		if ke := (*kerr.Error)(nil); errors.As(ge.Err, &ke) && ke.Code == kerr.GroupIDNotFound.Code {
+			return nil, fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
+		}
+		return nil, ge
+	}
+	g := desc[group]
+	if g.State == "Dead" {
+		return nil, fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
+	}
+	owners := make(map[kafka.TopicPartition]groupMember)
+	for _, mem := range g.Members {
+		if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {
+			continue
+		}
+		var a kmsg.ConsumerMemberAssignment
+		if a.ReadFrom(mem.MemberAssignment) != nil {
+			continue
+		}
+		for _, t := range a.Topics {
+			for _, p := range t.Partitions {
+				owners[kafka.TopicPartition{Topic: t.Topic, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
+			}
+		}
+	}
+
+	// All topics: OffsetFetch v10+ names topics by id, and the end offsets
+	// below reuse this read instead of asking again.
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	committed, err := s.committedOffsets(ctx, group, m)
+	if err != nil {
+		return nil, err
+	}
+	all := make(map[kafka.TopicPartition]bool)
+	for tp := range committed {
+		all[tp] = true
+	}
+	for tp := range owners {
+		all[tp] = true
+	}
+	parts := make([]kafka.TopicPartition, 0, len(all))
+	for tp := range all {
+		parts = append(parts, tp)
+	}
+	slices.SortFunc(parts, func(a, b kafka.TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition) - int(b.Partition)
+	})
+	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
+	var efail map[kafka.TopicPartition]*kafka.PartitionError
+	if len(parts) > 0 {
+		if ends, efail, err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false); err != nil {
+			return nil, fmt.Errorf("end offsets for group %q: %w", group, err)
+		}
+	}
+	rows := make([]result.Row, 0, len(parts))
+	for _, tp := range parts {
+		var co, end, lag, mid, cid, host any
+		if off, ok := committed[tp]; ok {
+			co = off
+		}
+		if e, ok := ends[tp]; ok {
+			end = e.Offset
+		}
+		if co != nil && end != nil {
+			lag = max(end.(int64)-co.(int64), 0)
+		}
+		if o, ok := owners[tp]; ok {
+			mid, cid, host = o.memberID, o.clientID, o.host
+		}
+		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), co, end, lag, mid, cid, host})
+	}
+	res := result.NewSlice(describeGroupCols, rows)
+	if len(efail) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE GROUP %q (end offsets of some partitions)", group), Missing: partitionErrors(efail)}
+	}
+	return res, nil
+}
+
+// committedOffsets fetches every offset the group committed, from its
+// coordinator. Partitions with no commit (offset -1) are left out, so their
+// lag stays NULL rather than becoming a number.
+func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, error) {
+	type offsets = map[kafka.TopicPartition]int64
+	idNames := make(map[[16]byte]string, len(m.Topics))
+	for name, t := range m.Topics {
+		idNames[t.ID] = name
+	}
+	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[offsets]{
+		API: "OffsetFetch",
+		Build: func(groups []string) kmsg.Request {
+			req := kmsg.NewPtrOffsetFetchRequest()
+			req.Group = groups[0]
+			rg := kmsg.NewOffsetFetchRequestGroup()
+			rg.Group = groups[0]
+			req.Groups = append(req.Groups, rg)
+			return req
+		},
+		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[offsets] {
+			resp := raw.(*kmsg.OffsetFetchResponse)
+			out := offsets{}
+			add := func(topic string, p int32, off int64) {
+				if off >= 0 {
+					out[kafka.TopicPartition{Topic: topic, Partition: p}] = off
+				}
+			}
+			if resp.Version < 8 {
+				for _, t := range resp.Topics {
+					for _, p := range t.Partitions {
+						add(t.Topic, p.Partition, p.Offset)
+					}
+				}
+				return []kafka.GroupAnswer[offsets]{{Group: group, Value: out, Code: resp.ErrorCode}}
+			}
+			var answers []kafka.GroupAnswer[offsets]
+			for _, g := range resp.Groups {
+				for _, t := range g.Topics {
+					name := t.Topic
+					if name == "" {
+						name = idNames[t.TopicID]
+					}
+					for _, p := range t.Partitions {
+						add(name, p.Partition, p.Offset)
+					}
+				}
+				answers = append(answers, kafka.GroupAnswer[offsets]{Group: g.Group, Value: out, Code: g.ErrorCode})
+			}
+			return answers
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ge := failed[group]; ge != nil {
+		return nil, ge
+	}
+	return got[group], nil
+}

@@ -1,0 +1,147 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var explainCols = []result.Column{
+	col("step", result.Int), col("api", result.String), col("broker", result.Int),
+	col("address", result.String), col("partitions_or_groups", result.String),
+}
+
+// planner collects the steps of an EXPLAIN. Steps are numbered by phase:
+// requests of one step run concurrently (one per broker).
+type planner struct {
+	rows []result.Row
+	step int64
+}
+
+func (p *planner) any(api, items string) {
+	p.step++
+	p.rows = append(p.rows, result.Row{p.step, api, nil, "any broker", items})
+}
+
+func (p *planner) perBroker(api string, m *kafka.Metadata, plan map[int32][]string) {
+	p.step++
+	ids := make([]int32, 0, len(plan))
+	for id := range plan {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p.rows = append(p.rows, result.Row{p.step, api, int64(id), m.Addr(id), strings.Join(plan[id], ", ")})
+	}
+}
+
+func (p *planner) leaders(api string, m *kafka.Metadata, parts []kafka.TopicPartition) {
+	plan, failed := kafka.PlanLeaders(api, m, parts)
+	byBroker := map[int32][]string{}
+	for id, tps := range plan {
+		for _, tp := range tps {
+			byBroker[id] = append(byBroker[id], tp.String())
+		}
+	}
+	p.perBroker(api, m, byBroker)
+	for _, pe := range kafka.SortedPartitionErrors(failed) {
+		p.rows = append(p.rows, result.Row{p.step, api, nil, "no leader", fmt.Sprintf("%s/%d", pe.Topic, pe.Partition)})
+	}
+}
+
+// explain prints the plan of a statement without running it: which request
+// goes to which broker, carrying which partitions or groups. It reads
+// metadata (and finds coordinators) to know the routes.
+func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result, error) {
+	p := &planner{}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	topic := func(name string) (*kafka.Topic, error) {
+		if t, ok := m.Topics[name]; ok {
+			return t, nil
+		}
+		return nil, &kafka.UnknownTopicError{Topic: name}
+	}
+	all := map[int32][]string{}
+	for _, b := range m.Brokers {
+		all[b.ID] = nil
+	}
+	switch x := st.Stmt.(type) {
+	case *lang.ShowTopics, *lang.ShowBrokers:
+		p.any("Metadata", "all topics")
+	case *lang.ShowCluster:
+		p.any("Metadata", "all topics")
+		p.any("DescribeQuorum", "__cluster_metadata/0")
+	case *lang.ShowGroups:
+		p.any("Metadata", "brokers")
+		p.perBroker("ListGroups", m, all)
+	case *lang.DescribeTopic:
+		t, err := topic(x.Topic)
+		if err != nil {
+			return nil, err
+		}
+		p.any("Metadata", x.Topic)
+		p.leaders("ListOffsets", m, partitionsOf(t))
+		p.leaders("ListOffsets", m, partitionsOf(t))
+	case *lang.DescribeGroup:
+		coords, _, err := s.cl.FindCoordinators(ctx, []string{x.Group})
+		if err != nil {
+			return nil, err
+		}
+		p.any("FindCoordinator", x.Group)
+		if id, ok := coords[x.Group]; ok {
+			p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
+			p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
+		}
+		p.any("Metadata", "all topics")
+		p.step++
+		p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions"})
+	case *lang.Consume:
+		t, err := topic(x.Topic)
+		if err != nil {
+			return nil, err
+		}
+		parts, err := selectPartitions(t, x)
+		if err != nil {
+			return nil, err
+		}
+		p.any("Metadata", x.Topic)
+		p.leaders("ListOffsets", m, parts)
+		p.leaders("ListOffsets", m, parts)
+		if x.From != nil && (x.From.Kind == lang.FromTimestamp || x.From.Kind == lang.FromAgo) {
+			p.leaders("ListOffsets", m, parts)
+		}
+		p.leaders("Fetch", m, parts)
+	case *lang.Produce:
+		t, err := topic(x.Topic)
+		if err != nil {
+			return nil, err
+		}
+		part, err := choosePartition(t, x)
+		if err != nil {
+			return nil, err
+		}
+		p.any("Metadata", x.Topic)
+		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
+		p.leaders("Produce", m, []kafka.TopicPartition{{Topic: x.Topic, Partition: part}})
+	case *lang.CreateTopic, *lang.DropTopic:
+		name, api := "", "CreateTopics"
+		if c, ok := x.(*lang.CreateTopic); ok {
+			name = c.Topic
+		} else {
+			name, api = x.(*lang.DropTopic).Topic, "DeleteTopics"
+		}
+		p.any("Metadata", "controller id")
+		p.perBroker(api, m, map[int32][]string{m.ControllerID: {name}})
+	default:
+		return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
+	}
+	return result.NewSlice(explainCols, p.rows), nil
+}

@@ -1,0 +1,69 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var produceCols = []result.Column{col("topic", result.String), col("partition", result.Int), col("offset", result.Int), col("timestamp", result.Time)}
+
+// roundRobin spreads records with a null key and no PARTITION.
+var roundRobin atomic.Uint32
+
+// choosePartition picks the partition of a PRODUCE: the explicit one (which
+// must exist), else Kafka's murmur2 partition of the key, else round robin.
+func choosePartition(t *kafka.Topic, st *lang.Produce) (int32, error) {
+	n := len(t.Partitions)
+	if n == 0 {
+		return 0, fmt.Errorf("topic %q has no partitions", t.Name)
+	}
+	if st.Partition != nil {
+		for _, p := range t.Partitions {
+			if p.ID == *st.Partition {
+				return p.ID, nil
+			}
+		}
+		return 0, fmt.Errorf("topic %q has no partition %d; its partitions are %s", t.Name, *st.Partition, partitionRange(t))
+	}
+	if st.Key != nil && !st.Key.Null {
+		return kafka.PartitionForKey(t.Name, st.Key.Bytes, n), nil
+	}
+	return t.Partitions[int(roundRobin.Add(1))%n].ID, nil
+}
+
+func literalBytes(l *lang.Literal) []byte {
+	if l == nil || l.Null {
+		return nil
+	}
+	if l.Bytes == nil {
+		return []byte{}
+	}
+	return l.Bytes
+}
+
+func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result, error) {
+	m, err := s.cl.Metadata(ctx, []string{st.Topic})
+	if err != nil {
+		return nil, err
+	}
+	p, err := choosePartition(m.Topics[st.Topic], st)
+	if err != nil {
+		return nil, err
+	}
+	rec := &kgo.Record{Topic: st.Topic, Partition: p, Key: literalBytes(st.Key), Value: literalBytes(st.Value)}
+	for _, h := range st.Headers {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.Key, Value: literalBytes(&h.Value)})
+	}
+	out, err := s.cl.Produce(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	return result.NewSlice(produceCols, []result.Row{{out.Topic, int64(out.Partition), out.Offset, out.Timestamp}}), nil
+}

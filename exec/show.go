@@ -1,0 +1,206 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+func col(name string, t result.Type) result.Column { return result.Column{Name: name, Type: t} }
+
+// like reports whether name matches the optional LIKE glob.
+func like(glob *string, name string) (bool, error) {
+	if glob == nil {
+		return true, nil
+	}
+	ok, err := path.Match(*glob, name)
+	if err != nil {
+		return false, fmt.Errorf("LIKE %q: bad pattern: %v (use * for any run of characters, ? for one, [a-z] for a class)", *glob, err)
+	}
+	return ok, nil
+}
+
+var showTopicsCols = []result.Column{
+	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
+	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
+}
+
+func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.Result, error) {
+	if _, err := like(st.Like, ""); err != nil {
+		return nil, err
+	}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var rows []result.Row
+	for _, name := range m.TopicNames() {
+		if ok, _ := like(st.Like, name); !ok {
+			continue
+		}
+		t := m.Topics[name]
+		var under, offline int64
+		rf := 0
+		for _, p := range t.Partitions {
+			rf = max(rf, len(p.Replicas))
+			if p.Leader < 0 {
+				offline++
+			}
+			if len(p.ISR) < len(p.Replicas) {
+				under++
+			}
+		}
+		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline})
+	}
+	return result.NewSlice(showTopicsCols, rows), nil
+}
+
+var showBrokersCols = []result.Column{col("node_id", result.Int), col("host", result.String), col("port", result.Int), col("rack", result.String)}
+
+func (s *Session) showBrokers(ctx context.Context) (result.Result, error) {
+	m, err := s.cl.Metadata(ctx, []string{})
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]result.Row, 0, len(m.Brokers))
+	for _, b := range m.Brokers {
+		var rack any
+		if b.Rack != nil {
+			rack = *b.Rack
+		}
+		rows = append(rows, result.Row{int64(b.ID), b.Host, int64(b.Port), rack})
+	}
+	return result.NewSlice(showBrokersCols, rows), nil
+}
+
+var showClusterCols = []result.Column{col("property", result.String), col("value", result.String)}
+
+func (s *Session) showCluster(ctx context.Context) (result.Result, error) {
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	rows := []result.Row{
+		{"cluster_id", m.ClusterID},
+		{"brokers", strconv.Itoa(len(m.Brokers))},
+		{"topics", strconv.Itoa(len(m.Topics))},
+		{"controller", s.quorumLeader(ctx, m)},
+		{"bootstrap", strings.Join(s.cl.Bootstrap(), ",")},
+	}
+	return result.NewSlice(showClusterCols, rows), nil
+}
+
+// quorumLeader names the active KRaft controller: the leader of the
+// __cluster_metadata quorum, from DescribeQuorum. Metadata's controller_id
+// is not it (KRaft fills it with a random live broker), so when the quorum
+// cannot be asked the row says so rather than guessing.
+func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	rt := kmsg.NewDescribeQuorumRequestTopic()
+	rt.Topic = "__cluster_metadata"
+	rp := kmsg.NewDescribeQuorumRequestTopicPartition()
+	rt.Partitions = append(rt.Partitions, rp)
+	req.Topics = append(req.Topics, rt)
+	raw, _, err := s.cl.AnyBroker(ctx, "DescribeQuorum", []string{"__cluster_metadata/0"}, req)
+	unknown := func(why string) string {
+		return fmt.Sprintf("unknown: %s (Metadata's controller_id is %d, but under KRaft that is a random live broker, not the active controller)", why, m.ControllerID)
+	}
+	if err != nil {
+		return unknown("the cluster did not answer DescribeQuorum: " + err.Error())
+	}
+	resp := raw.(*kmsg.DescribeQuorumResponse)
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return unknown("DescribeQuorum failed: " + err.Error())
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return unknown("DescribeQuorum failed: " + err.Error())
+			}
+			if p.LeaderID < 0 {
+				return unknown("the metadata quorum has no leader right now")
+			}
+			addr := "a controller-only node"
+			if b, ok := m.Broker(p.LeaderID); ok {
+				addr = b.Addr()
+			} else {
+				for _, n := range resp.Nodes {
+					if n.NodeID == p.LeaderID && len(n.Listeners) > 0 {
+						addr = fmt.Sprintf("controller listener %s:%d", n.Listeners[0].Host, n.Listeners[0].Port)
+					}
+				}
+			}
+			return fmt.Sprintf("%d (%s; metadata quorum leader, epoch %d)", p.LeaderID, addr, p.LeaderEpoch)
+		}
+	}
+	return unknown("DescribeQuorum answered without the metadata partition")
+}
+
+var showGroupsCols = []result.Column{col("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int)}
+
+type listedGroup struct {
+	name, state, protocolType string
+	coordinator               int32
+}
+
+// listGroups unions ListGroups over every broker: each broker lists only the
+// groups it coordinates. Brokers that could not be asked are returned.
+func (s *Session) listGroups(ctx context.Context) ([]listedGroup, []error, error) {
+	answers, failed, err := s.cl.EveryBroker(ctx, "ListGroups", func() kmsg.Request { return kmsg.NewPtrListGroupsRequest() })
+	if err != nil {
+		return nil, nil, err
+	}
+	var missing []error
+	for _, f := range failed {
+		missing = append(missing, f)
+	}
+	var groups []listedGroup
+	for _, a := range answers {
+		resp := a.Resp.(*kmsg.ListGroupsResponse)
+		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+			missing = append(missing, &kafka.BrokerError{API: "ListGroups", ID: a.Broker.ID, Addr: a.Broker.Addr(), Err: err})
+			continue
+		}
+		for _, g := range resp.Groups {
+			groups = append(groups, listedGroup{name: g.Group, state: g.GroupState, protocolType: g.ProtocolType, coordinator: a.Broker.ID})
+		}
+	}
+	slices.SortFunc(groups, func(a, b listedGroup) int { return strings.Compare(a.name, b.name) })
+	return groups, missing, nil
+}
+
+func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.Result, error) {
+	if _, err := like(st.Like, ""); err != nil {
+		return nil, err
+	}
+	groups, missing, err := s.listGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows []result.Row
+	for _, g := range groups {
+		if ok, _ := like(st.Like, g.name); !ok {
+			continue
+		}
+		var state any
+		if g.state != "" {
+			state = g.state
+		}
+		rows = append(rows, result.Row{g.name, state, g.protocolType, int64(g.coordinator)})
+	}
+	res := result.NewSlice(showGroupsCols, rows)
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: "SHOW GROUPS (each broker lists only the groups it coordinates)", Missing: missing}
+	}
+	return res, nil
+}

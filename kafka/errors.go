@@ -1,0 +1,137 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// RetryClass says what a failed answer asks the client to do before asking
+// again. "Retry" alone is not an instruction: a moved leader needs fresh
+// metadata, a moved coordinator needs a fresh FindCoordinator, a transient
+// failure needs neither.
+type RetryClass int
+
+const (
+	Fatal            RetryClass = iota // do not retry: report
+	MovedLeader                        // refresh metadata, then ask the new leader
+	MovedCoordinator                   // FindCoordinator again, then ask the new coordinator
+	Transient                          // back off briefly and ask the same broker again
+)
+
+// Classify returns the retry class of a Kafka error code.
+func Classify(code int16) RetryClass {
+	switch code {
+	case kerr.NotLeaderForPartition.Code, kerr.UnknownTopicOrPartition.Code,
+		kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code,
+		kerr.UnknownLeaderEpoch.Code, kerr.ReplicaNotAvailable.Code,
+		kerr.KafkaStorageError.Code, kerr.NotController.Code,
+		kerr.OffsetNotAvailable.Code:
+		return MovedLeader
+	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code,
+		kerr.CoordinatorLoadInProgress.Code:
+		return MovedCoordinator
+	case kerr.RequestTimedOut.Code, kerr.NetworkException.Code,
+		kerr.ThrottlingQuotaExceeded.Code:
+		return Transient
+	}
+	return Fatal
+}
+
+// BrokerError is a request that could not be sent to, or was not answered
+// by, one broker.
+type BrokerError struct {
+	API  string
+	ID   int32
+	Addr string
+	Err  error
+}
+
+func (e *BrokerError) Error() string {
+	msg := fmt.Sprintf("%s to broker %d (%s) failed: %v", e.API, e.ID, e.Addr, e.Err)
+	if isDialError(e.Err) {
+		msg += fmt.Sprintf("; kql could not connect to %s, the address the cluster advertises for broker %d: if that broker is up, check its advertised.listeners", e.Addr, e.ID)
+	}
+	return msg
+}
+func (e *BrokerError) Unwrap() error { return e.Err }
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH)
+}
+
+// PartitionError is one partition's failure inside an otherwise answered
+// request (kadm style: the request succeeded, this item did not).
+type PartitionError struct {
+	API       string
+	Topic     string
+	Partition int32
+	Broker    int32  // -1 when no broker could be chosen (no leader)
+	Addr      string // "" when Broker is -1
+	Err       error  // a *kerr.Error or a request-level error
+}
+
+func (e *PartitionError) Error() string {
+	where := "no broker (the partition has no leader)"
+	if e.Broker >= 0 {
+		where = fmt.Sprintf("broker %d (%s)", e.Broker, e.Addr)
+	}
+	return fmt.Sprintf("%s: partition %s/%d on %s: %s", e.API, e.Topic, e.Partition, where, describe(e.Err))
+}
+func (e *PartitionError) Unwrap() error { return e.Err }
+
+// GroupError is one group's failure.
+type GroupError struct {
+	API    string
+	Group  string
+	Broker int32
+	Addr   string
+	Err    error
+}
+
+func (e *GroupError) Error() string {
+	where := "no coordinator"
+	if e.Broker >= 0 {
+		where = fmt.Sprintf("coordinator broker %d (%s)", e.Broker, e.Addr)
+	}
+	return fmt.Sprintf("%s: group %q on %s: %s", e.API, e.Group, where, describe(e.Err))
+}
+func (e *GroupError) Unwrap() error { return e.Err }
+
+// describe turns a Kafka error into its name plus a sentence a person can act on.
+func describe(err error) string {
+	var ke *kerr.Error
+	if !errors.As(err, &ke) {
+		return err.Error()
+	}
+	hint := ""
+	switch ke.Code {
+	case kerr.NotLeaderForPartition.Code, kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code, kerr.UnknownLeaderEpoch.Code:
+		hint = "the partition's leadership is moving; kql refreshed metadata and retried once, try again shortly"
+	case kerr.UnknownTopicOrPartition.Code:
+		hint = "the broker does not know this partition; it may have been deleted or not yet propagated"
+	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
+		hint = "the group's coordinator is moving or loading; kql looked it up again and retried, try again shortly"
+	case kerr.TopicAuthorizationFailed.Code, kerr.GroupAuthorizationFailed.Code, kerr.ClusterAuthorizationFailed.Code:
+		hint = "the principal kql connects as lacks an ACL for this; ask the cluster's operator"
+	case kerr.RequestTimedOut.Code:
+		hint = "the broker did not finish in time; it may be overloaded"
+	case kerr.OffsetOutOfRange.Code:
+		hint = "the offset is outside the partition's log (retention or compaction moved its start)"
+	}
+	s := ke.Message + " (" + ke.Description + ")"
+	if ke.Description == "" {
+		s = ke.Message
+	}
+	if hint != "" {
+		s += ": " + hint
+	}
+	return s
+}

@@ -1,0 +1,106 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// FetchAnswer is what one Fetch returned for one partition: the records
+// (decompressed; control records and, with read_committed, aborted records
+// removed) and Next, the position to fetch from next. Next counts positions,
+// not records: it moves past transaction markers, aborted batches and
+// compaction gaps, so a reader that stops when Next reaches the end never
+// waits for records that will not come.
+type FetchAnswer struct {
+	Records []*kgo.Record
+	Next    int64
+	LSO     int64
+	HWM     int64
+	Err     error // a decoding failure (bad CRC, unknown codec): the records before it are kept
+}
+
+var decompressor = kgo.DefaultDecompressor()
+
+// Fetch reads once from each partition's leader at the given positions, one
+// request per leader broker. maxBytes bounds each partition's answer.
+func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+	parts := make([]TopicPartition, 0, len(positions))
+	for tp := range positions {
+		parts = append(parts, tp)
+	}
+	ids := make(map[[16]byte]string)
+	for name, t := range m.Topics {
+		ids[t.ID] = name
+	}
+	var iso kgo.IsolationLevel = kgo.ReadUncommitted()
+	if readCommitted {
+		iso = kgo.ReadCommitted()
+	}
+	return Leaders(ctx, c, m, parts, LeaderRequest[FetchAnswer]{
+		API: "Fetch",
+		Build: func(bparts []TopicPartition) kmsg.Request {
+			req := kmsg.NewPtrFetchRequest()
+			req.ReplicaID = -1
+			req.MaxWaitMillis = 500
+			req.MinBytes = 1
+			req.MaxBytes = maxBytes * int32(min(len(bparts), 64))
+			req.SessionID = 0
+			req.SessionEpoch = -1 // no fetch session: every request is complete in itself
+			if readCommitted {
+				req.IsolationLevel = 1
+			}
+			for _, t := range topicsOf(bparts) {
+				rt := kmsg.NewFetchRequestTopic()
+				rt.Topic = t
+				if mt, ok := m.Topics[t]; ok {
+					rt.TopicID = mt.ID
+				}
+				for _, tp := range bparts {
+					if tp.Topic != t {
+						continue
+					}
+					rp := kmsg.NewFetchRequestTopicPartition()
+					rp.Partition = tp.Partition
+					rp.FetchOffset = positions[tp]
+					rp.CurrentLeaderEpoch = -1
+					rp.LastFetchedEpoch = -1
+					rp.LogStartOffset = -1
+					rp.PartitionMaxBytes = maxBytes
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				req.Topics = append(req.Topics, rt)
+			}
+			return req
+		},
+		Parse: func(raw kmsg.Response) []PartAnswer[FetchAnswer] {
+			resp := raw.(*kmsg.FetchResponse)
+			var out []PartAnswer[FetchAnswer]
+			for _, t := range resp.Topics {
+				topic := t.Topic
+				if topic == "" {
+					topic = ids[t.TopicID]
+				}
+				for i := range t.Partitions {
+					rp := &t.Partitions[i]
+					tp := TopicPartition{topic, rp.Partition}
+					if rp.ErrorCode != 0 {
+						out = append(out, PartAnswer[FetchAnswer]{TP: tp, Code: rp.ErrorCode})
+						continue
+					}
+					fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
+						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition,
+					}, rp, decompressor, nil)
+					if next < positions[tp] {
+						next = positions[tp]
+					}
+					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
+						Records: fp.Records, Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+					}})
+				}
+			}
+			return out
+		},
+	})
+}

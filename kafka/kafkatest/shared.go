@@ -1,0 +1,101 @@
+package kafkatest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	mainRunning atomic.Bool
+
+	shared struct {
+		once    sync.Once
+		mu      sync.Mutex
+		cluster *Real
+		err     error
+		took    time.Duration
+	}
+)
+
+// Shared returns this test binary's real Kafka cluster (3 brokers), starting
+// it on first use; later calls get the same cluster, so tests must use
+// unique names (TopicName, GroupName) and put back any broker they stop. If
+// the cluster cannot start (no Java, no jars, a broker that dies), every
+// caller fails with the reason: the real suite is never skipped.
+//
+// The package's TestMain must be Main, which tears the cluster down.
+func Shared(t testing.TB) *Real {
+	t.Helper()
+	if !mainRunning.Load() {
+		t.Fatal("kafkatest.Shared needs the package's TestMain to call kafkatest.Main, which stops the cluster when the tests end: " +
+			"add `func TestMain(m *testing.M) { kafkatest.Main(m) }`")
+	}
+	shared.once.Do(func() {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // includes a first download
+		defer cancel()
+		r, err := StartReal(ctx, RealConfig{Log: os.Stderr})
+		shared.mu.Lock()
+		shared.cluster, shared.err, shared.took = r, err, time.Since(start)
+		shared.mu.Unlock()
+	})
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.err != nil {
+		t.Fatalf("the real Kafka test cluster did not start: %v", shared.err)
+	}
+	if shared.cluster == nil {
+		t.Fatal("the real Kafka test cluster was already torn down")
+	}
+	return shared.cluster
+}
+
+// Main runs the tests, then tears down the shared real cluster if one was
+// started, and exits with the tests' exit code. It also tears down on
+// SIGINT/SIGTERM. Use it as the TestMain of every package whose tests use
+// Shared or Each:
+//
+//	func TestMain(m *testing.M) { kafkatest.Main(m) }
+//
+// If the test binary dies some other way (a panic, -timeout, SIGKILL), the
+// JVMs die with it (parent-death signal) and the next start removes the
+// leftover directory.
+func Main(m *testing.M) {
+	mainRunning.Store(true)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		fmt.Fprintf(os.Stderr, "kafkatest: %v: stopping the real Kafka cluster\n", s)
+		teardownShared()
+		os.Exit(1)
+	}()
+	code := m.Run()
+	signal.Stop(sigs)
+	close(sigs)
+	teardownShared()
+	os.Exit(code)
+}
+
+func teardownShared() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.cluster == nil {
+		return
+	}
+	start := time.Now()
+	shared.cluster.Close()
+	fmt.Fprintf(os.Stderr, "kafkatest: stopped the real Kafka cluster (%d brokers, started in %s) in %s and removed %s\n",
+		len(shared.cluster.nodes), shared.took.Round(100*time.Millisecond), time.Since(start).Round(100*time.Millisecond), shared.cluster.Dir())
+	shared.cluster = nil
+}

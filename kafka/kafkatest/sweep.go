@@ -1,0 +1,59 @@
+package kafkatest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	ownerFile = "owner.pid" // in a cluster directory: the pid of the process that started it
+	pidFile   = "jvm.pid"   // in a node directory: the pid of its latest JVM
+)
+
+// sweepStale removes cluster directories left behind by test binaries that
+// died without tearing down (a panic outside a test, a timeout, SIGKILL).
+// Their JVMs died with them (parent-death signal); if one somehow did not, it
+// is killed here, but only a pid recorded in that directory whose command
+// line names that directory: nothing is ever killed by name.
+func sweepStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kql-kafka-*"))
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			// Perhaps being created right now; only old ones are debris.
+			if fi, err := os.Stat(dir); err != nil || time.Since(fi.ModTime()) < time.Minute {
+				continue
+			}
+		} else if owner, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && processAlive(owner) {
+			continue
+		}
+		pids, _ := filepath.Glob(filepath.Join(dir, "node-*", pidFile))
+		for _, pf := range pids {
+			data, err := os.ReadFile(pf)
+			if err != nil {
+				continue
+			}
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil || !processAlive(pid) || !commandNames(pid, dir) {
+				continue
+			}
+			if p, err := os.FindProcess(pid); err == nil {
+				fmt.Fprintf(os.Stderr, "kafkatest: killing leftover Kafka JVM %d of %s\n", pid, dir)
+				p.Kill()
+			}
+		}
+		os.RemoveAll(dir)
+	}
+}
+
+// commandNames reports whether process pid's command line mentions dir
+// (Linux /proc; elsewhere it reports false, so nothing is killed).
+func commandNames(pid int, dir string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && bytes.Contains(cmdline, []byte(dir+string(filepath.Separator)))
+}

@@ -1,0 +1,74 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Special ListOffsets timestamps.
+const (
+	Earliest int64 = -2
+	Latest   int64 = -1
+)
+
+// OffsetAnswer is one partition's ListOffsets answer. Offset is -1 when a
+// by-time lookup found no record at or after the timestamp.
+type OffsetAnswer struct {
+	Offset    int64
+	Timestamp int64
+}
+
+// ListOffsets asks each partition's leader for the offset at ts (Earliest,
+// Latest, or epoch milliseconds), one request per leader. With
+// readCommitted, Latest is the last stable offset (the end a read_committed
+// consumer reaches), not the high watermark.
+func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPartition, ts int64, readCommitted bool) (map[TopicPartition]OffsetAnswer, map[TopicPartition]*PartitionError, error) {
+	return Leaders(ctx, c, m, parts, LeaderRequest[OffsetAnswer]{
+		API: "ListOffsets",
+		Build: func(bparts []TopicPartition) kmsg.Request {
+			req := kmsg.NewPtrListOffsetsRequest()
+			req.ReplicaID = -1
+			if readCommitted {
+				req.IsolationLevel = 1
+			}
+			for _, t := range topicsOf(bparts) {
+				rt := kmsg.NewListOffsetsRequestTopic()
+				rt.Topic = t
+				for _, tp := range bparts {
+					if tp.Topic != t {
+						continue
+					}
+					rp := kmsg.NewListOffsetsRequestTopicPartition()
+					rp.Partition = tp.Partition
+					rp.CurrentLeaderEpoch = -1
+					rp.Timestamp = ts
+					rp.MaxNumOffsets = 1
+					rt.Partitions = append(rt.Partitions, rp)
+				}
+				req.Topics = append(req.Topics, rt)
+			}
+			return req
+		},
+		Parse: func(raw kmsg.Response) []PartAnswer[OffsetAnswer] {
+			resp := raw.(*kmsg.ListOffsetsResponse)
+			var out []PartAnswer[OffsetAnswer]
+			for _, t := range resp.Topics {
+				for _, p := range t.Partitions {
+					off := p.Offset
+					if resp.Version == 0 {
+						off = -1
+						if len(p.OldStyleOffsets) > 0 {
+							off = p.OldStyleOffsets[0]
+						}
+					}
+					out = append(out, PartAnswer[OffsetAnswer]{
+						TP: TopicPartition{t.Topic, p.Partition}, Code: p.ErrorCode,
+						Value: OffsetAnswer{Offset: off, Timestamp: p.Timestamp},
+					})
+				}
+			}
+			return out
+		},
+	})
+}

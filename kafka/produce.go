@@ -1,0 +1,99 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// producer returns the cluster's idempotent producer, created on first use.
+// Writes go through kgo's producer rather than raw Produce requests so that
+// a retried write is deduplicated by the broker (producer id + sequence):
+// a PRODUCE that kql retries is never written twice. The partition is
+// always chosen by the caller (ManualPartitioner), see PartitionForKey.
+func (c *Cluster) producer() (*kgo.Client, error) {
+	c.prodMu.Lock()
+	defer c.prodMu.Unlock()
+	if c.prod != nil {
+		return c.prod, nil
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.cfg.Bootstrap...),
+		kgo.ClientID(c.cfg.ClientID),
+		kgo.DialTimeout(c.cfg.DialTimeout),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(0),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordDeliveryTimeout(30 * time.Second),
+		kgo.WithHooks(produceTrace{c}),
+	}
+	if c.cfg.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))
+	}
+	if c.cfg.SASL != nil {
+		opts = append(opts, kgo.SASL(c.cfg.SASL))
+	}
+	p, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("producer options: %w", err)
+	}
+	c.prod = p
+	return p, nil
+}
+
+// Produce writes one record to rec.Partition and returns it with its
+// offset and timestamp filled in.
+func (c *Cluster) Produce(ctx context.Context, rec *kgo.Record) (*kgo.Record, error) {
+	p, err := c.producer()
+	if err != nil {
+		return nil, err
+	}
+	res := p.ProduceSync(ctx, rec)
+	out, err := res.First()
+	if err != nil {
+		return nil, fmt.Errorf("PRODUCE to %s/%d (leader broker %s): %w", rec.Topic, rec.Partition, c.leaderAddr(rec.Topic, rec.Partition), err)
+	}
+	return out, nil
+}
+
+func (c *Cluster) leaderAddr(topic string, p int32) string {
+	c.metaMu.Lock()
+	m := c.lastMeta
+	c.metaMu.Unlock()
+	if m == nil {
+		return "unknown"
+	}
+	if t, ok := m.Topics[topic]; ok {
+		for _, part := range t.Partitions {
+			if part.ID == p {
+				return fmt.Sprintf("%d at %s", part.Leader, m.Addr(part.Leader))
+			}
+		}
+	}
+	return "unknown"
+}
+
+// PartitionForKey is the partition Kafka's Java client picks for a keyed
+// record (murmur2 of the key, positive, modulo the partition count), so kql
+// and Java producers agree on where a key lives.
+func PartitionForKey(topic string, key []byte, partitions int) int32 {
+	tp := kgo.StickyKeyPartitioner(nil).ForTopic(topic)
+	return int32(tp.Partition(&kgo.Record{Topic: topic, Key: key}, partitions))
+}
+
+// produceTrace reports produce requests to the trace hook.
+type produceTrace struct{ c *Cluster }
+
+func (h produceTrace) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	fn := h.c.trace.Load()
+	if fn == nil || key != 0 { // 0: Produce
+		return
+	}
+	err := e2e.WriteErr
+	if err == nil {
+		err = e2e.ReadErr
+	}
+	(*fn)(TraceEvent{API: "Produce", Broker: meta.NodeID, Addr: fmt.Sprintf("%s:%d", meta.Host, meta.Port), Duration: e2e.DurationE2E(), Err: err})
+}

@@ -1,0 +1,270 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// send issues one request to one broker and reports it to the trace hook.
+func (c *Cluster) send(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
+	start := time.Now()
+	resp, err := c.cl.Broker(int(broker)).Request(ctx, req)
+	if fn := c.trace.Load(); fn != nil {
+		(*fn)(TraceEvent{API: api, Broker: broker, Addr: c.addr(broker), Items: items, Duration: time.Since(start), Err: err})
+	}
+	if err != nil {
+		return nil, &BrokerError{API: api, ID: broker, Addr: c.addr(broker), Err: err}
+	}
+	return resp, nil
+}
+
+// AnyBroker sends a request that every broker can answer (Metadata,
+// ApiVersions, FindCoordinator, DescribeCluster). It tries the known brokers
+// in turn, so one dead broker does not fail the request, and returns the id
+// of the broker that answered.
+func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
+	c.metaMu.Lock()
+	m := c.lastMeta
+	c.anyNext++
+	next := c.anyNext
+	c.metaMu.Unlock()
+	if m == nil || len(m.Brokers) == 0 {
+		// Nothing known yet: let kgo pick a seed.
+		start := time.Now()
+		shards := c.cl.RequestSharded(ctx, req)
+		if len(shards) == 0 {
+			return nil, -1, fmt.Errorf("%s: no broker to send to", api)
+		}
+		s := shards[0]
+		addr := s.Meta.Host + ":" + strconv.Itoa(int(s.Meta.Port))
+		if fn := c.trace.Load(); fn != nil {
+			(*fn)(TraceEvent{API: api, Broker: s.Meta.NodeID, Addr: addr, Items: items, Duration: time.Since(start), Err: s.Err})
+		}
+		if s.Err != nil {
+			return nil, -1, &BrokerError{API: api, ID: s.Meta.NodeID, Addr: addr, Err: s.Err}
+		}
+		return s.Resp, s.Meta.NodeID, nil
+	}
+	var errs []error
+	for i := range m.Brokers {
+		b := m.Brokers[(next+i)%len(m.Brokers)]
+		resp, err := c.send(ctx, api, b.ID, items, req)
+		if err == nil {
+			return resp, b.ID, nil
+		}
+		errs = append(errs, err)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, -1, fmt.Errorf("%s: no broker answered: %w", api, errors.Join(errs...))
+}
+
+// PartAnswer is one partition's answer inside a broker's response.
+type PartAnswer[R any] struct {
+	TP    TopicPartition
+	Value R
+	Code  int16 // Kafka error code; 0 is success
+}
+
+// LeaderRequest describes a request that must go to each partition's
+// leader (ListOffsets, Fetch, ...).
+type LeaderRequest[R any] struct {
+	API   string
+	Build func(parts []TopicPartition) kmsg.Request
+	Parse func(resp kmsg.Response) []PartAnswer[R]
+}
+
+// PlanLeaders groups partitions by their leader in m; partitions with no
+// leader or unknown to m are returned as errors.
+func PlanLeaders(api string, m *Metadata, parts []TopicPartition) (map[int32][]TopicPartition, map[TopicPartition]*PartitionError) {
+	plan := make(map[int32][]TopicPartition)
+	var failed map[TopicPartition]*PartitionError
+	fail := func(tp TopicPartition, err error) {
+		if failed == nil {
+			failed = make(map[TopicPartition]*PartitionError)
+		}
+		failed[tp] = &PartitionError{API: api, Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: err}
+	}
+	for _, tp := range parts {
+		t, ok := m.Topics[tp.Topic]
+		if !ok {
+			fail(tp, kerr.UnknownTopicOrPartition)
+			continue
+		}
+		i, found := slices.BinarySearchFunc(t.Partitions, tp.Partition, func(p Partition, id int32) int { return int(p.ID) - int(id) })
+		if !found {
+			fail(tp, kerr.UnknownTopicOrPartition)
+			continue
+		}
+		p := t.Partitions[i]
+		if p.Leader < 0 {
+			err := p.Err
+			if err == nil {
+				err = kerr.LeaderNotAvailable
+			}
+			fail(tp, err)
+			continue
+		}
+		plan[p.Leader] = append(plan[p.Leader], tp)
+	}
+	return plan, failed
+}
+
+// Leaders sends one request per leader broker (never one per partition),
+// to all leaders concurrently, and merges the per-partition answers.
+// Partitions whose answer says the cluster moved (a new leader, a fenced
+// epoch, a broker that could not be reached) are retried once after a
+// metadata refresh; what still fails is returned per partition, never
+// dropped. m may be nil, in which case metadata is read first.
+func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicPartition, lr LeaderRequest[R]) (map[TopicPartition]R, map[TopicPartition]*PartitionError, error) {
+	topics := topicsOf(parts)
+	if m == nil {
+		var err error
+		if m, err = c.Metadata(ctx, topics); err != nil {
+			return nil, nil, err
+		}
+	}
+	got := make(map[TopicPartition]R, len(parts))
+	pending := parts
+	var failed map[TopicPartition]*PartitionError
+	for attempt := 0; attempt < 2 && len(pending) > 0; attempt++ {
+		if attempt > 0 {
+			if anyTransient(failed) {
+				// A transient failure (a timeout, throttling) asks for a
+				// pause, not only for fresh metadata.
+				select {
+				case <-ctx.Done():
+					return got, failed, ctx.Err()
+				case <-time.After(transientBackoff):
+				}
+			}
+			var err error
+			if m, err = c.Metadata(ctx, topics); err != nil {
+				return got, failed, err
+			}
+		}
+		plan, unplanned := PlanLeaders(lr.API, m, pending)
+		failed = unplanned
+		if failed == nil {
+			failed = make(map[TopicPartition]*PartitionError)
+		}
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for broker, bparts := range plan {
+			wg.Go(func() {
+				resp, err := c.send(ctx, lr.API, broker, tpStrings(bparts), lr.Build(bparts))
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					for _, tp := range bparts {
+						failed[tp] = &PartitionError{API: lr.API, Topic: tp.Topic, Partition: tp.Partition, Broker: broker, Addr: m.Addr(broker), Err: err}
+					}
+					return
+				}
+				answered := make(map[TopicPartition]bool, len(bparts))
+				for _, a := range lr.Parse(resp) {
+					answered[a.TP] = true
+					if a.Code != 0 {
+						failed[a.TP] = &PartitionError{API: lr.API, Topic: a.TP.Topic, Partition: a.TP.Partition, Broker: broker, Addr: m.Addr(broker), Err: kerr.ErrorForCode(a.Code)}
+						continue
+					}
+					got[a.TP] = a.Value
+				}
+				for _, tp := range bparts {
+					if !answered[tp] {
+						failed[tp] = &PartitionError{API: lr.API, Topic: tp.Topic, Partition: tp.Partition, Broker: broker, Addr: m.Addr(broker),
+							Err: errors.New("the broker's response did not mention this partition")}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return got, failed, err
+		}
+		pending = pending[:0:0]
+		for tp, pe := range failed {
+			if retriable(pe.Err) {
+				pending = append(pending, tp)
+			}
+		}
+		slices.SortFunc(pending, compareTP)
+	}
+	if len(failed) == 0 {
+		failed = nil
+	}
+	return got, failed, nil
+}
+
+// transientBackoff is the pause before retrying a transient failure.
+const transientBackoff = 200 * time.Millisecond
+
+func anyTransient(failed map[TopicPartition]*PartitionError) bool {
+	for _, pe := range failed {
+		var ke *kerr.Error
+		if errors.As(pe.Err, &ke) && Classify(ke.Code) == Transient {
+			return true
+		}
+	}
+	return false
+}
+
+// retriable says whether a per-item failure is worth one retry after the
+// cluster view is refreshed.
+func retriable(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return Classify(ke.Code) != Fatal
+	}
+	var be *BrokerError
+	return errors.As(err, &be) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+func compareTP(a, b TopicPartition) int {
+	if a.Topic != b.Topic {
+		if a.Topic < b.Topic {
+			return -1
+		}
+		return 1
+	}
+	return int(a.Partition) - int(b.Partition)
+}
+
+func topicsOf(parts []TopicPartition) []string {
+	var ts []string
+	for _, tp := range parts {
+		if !slices.Contains(ts, tp.Topic) {
+			ts = append(ts, tp.Topic)
+		}
+	}
+	return ts
+}
+
+func tpStrings(parts []TopicPartition) []string {
+	out := make([]string, len(parts))
+	for i, tp := range parts {
+		out[i] = tp.String()
+	}
+	return out
+}
+
+// SortedPartitionErrors returns the errors in (topic, partition) order.
+func SortedPartitionErrors(m map[TopicPartition]*PartitionError) []*PartitionError {
+	out := make([]*PartitionError, 0, len(m))
+	for _, e := range m {
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b *PartitionError) int {
+		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
+	})
+	return out
+}

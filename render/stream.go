@@ -1,0 +1,326 @@
+package render
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// eachRow reads res to the end and writes encode's bytes for every row,
+// flushing every opt.BatchSize rows. Memory stays at one row's bytes.
+func eachRow(o *output, res result.Result, opt Options, cols []result.Column, encode func(buf []byte, n int64, row result.Row) []byte) (int64, error) {
+	var buf []byte
+	var n int64
+	for {
+		row, ok := res.Next()
+		if !ok {
+			return n, nil
+		}
+		if len(row) != len(cols) {
+			return n, rowError(n, row, cols)
+		}
+		buf = encode(buf[:0], n, row)
+		if err := o.write(buf); err != nil {
+			return n, err
+		}
+		n++
+		if n%int64(opt.BatchSize) == 0 {
+			if err := o.flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+}
+
+// JSON and JSON Lines. A row is an object whose keys are the column names in
+// column order; numbers are numbers, NULL is null, a time is an RFC 3339 UTC
+// string with milliseconds, Ints an array of numbers, Headers an array of
+// {"key":…,"value":…} objects. Keys, values and strings follow the bytes
+// rule, so a JSON string holds exactly the text the other formats show.
+
+func writeJSONL(o *output, res result.Result, opt Options) (int64, error) {
+	enc := newJSONEncoder(res.Columns())
+	return eachRow(o, res, opt, enc.cols, func(buf []byte, _ int64, row result.Row) []byte {
+		buf = enc.appendObject(buf, row)
+		return append(buf, '\n')
+	})
+}
+
+// writeJSON writes one array, one object per line, streamed: "[" first, each
+// object as it comes, "]" last, also after a failure, so the rows that came
+// are a valid document.
+func writeJSON(o *output, res result.Result, opt Options) (int64, error) {
+	enc := newJSONEncoder(res.Columns())
+	n, err := eachRow(o, res, opt, enc.cols, func(buf []byte, n int64, row result.Row) []byte {
+		if n == 0 {
+			buf = append(buf, "[\n"...)
+		} else {
+			buf = append(buf, ",\n"...)
+		}
+		return enc.appendObject(buf, row)
+	})
+	end := "\n]\n"
+	if n == 0 {
+		end = "[]\n"
+	}
+	if werr := o.write([]byte(end)); err == nil {
+		err = werr
+	}
+	return n, err
+}
+
+type jsonEncoder struct {
+	cols    []result.Column
+	keys    [][]byte // `{"name":` for the first column, `,"name":` for the others
+	scratch []byte
+}
+
+func newJSONEncoder(cols []result.Column) *jsonEncoder {
+	e := &jsonEncoder{cols: cols, keys: make([][]byte, len(cols))}
+	for i, c := range cols {
+		k := []byte{','}
+		if i == 0 {
+			k[0] = '{'
+		}
+		k = appendJSONString(k, appendStringText(nil, c.Name))
+		e.keys[i] = append(k, ':')
+	}
+	return e
+}
+
+func (e *jsonEncoder) appendObject(buf []byte, row result.Row) []byte {
+	if len(row) == 0 {
+		return append(buf, "{}"...)
+	}
+	for i, v := range row {
+		buf = append(buf, e.keys[i]...)
+		buf = e.appendValue(buf, v, e.cols[i].Type)
+	}
+	return append(buf, '}')
+}
+
+func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
+	if isNull(v) {
+		return append(buf, "null"...)
+	}
+	switch x := v.(type) {
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case int:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int32:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int16:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case int8:
+		return strconv.AppendInt(buf, int64(x), 10)
+	case uint64:
+		return strconv.AppendUint(buf, x, 10)
+	case uint32:
+		return strconv.AppendUint(buf, uint64(x), 10)
+	case bool:
+		return strconv.AppendBool(buf, x)
+	case time.Time:
+		buf = append(buf, '"')
+		buf = x.UTC().AppendFormat(buf, TimeLayout)
+		return append(buf, '"')
+	case []int32:
+		buf = append(buf, '[')
+		for i, n := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = strconv.AppendInt(buf, int64(n), 10)
+		}
+		return append(buf, ']')
+	case []result.Header:
+		buf = append(buf, '[')
+		for i, h := range x {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"key":`...)
+			e.scratch = appendStringText(e.scratch[:0], h.Key)
+			buf = appendJSONString(buf, e.scratch)
+			buf = append(buf, `,"value":`...)
+			if h.Value == nil {
+				buf = append(buf, "null"...)
+			} else {
+				e.scratch = appendBytesText(e.scratch[:0], h.Value)
+				buf = appendJSONString(buf, e.scratch)
+			}
+			buf = append(buf, '}')
+		}
+		return append(buf, ']')
+	default:
+		e.scratch = appendText(e.scratch[:0], v, t)
+		return appendJSONString(buf, e.scratch)
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s, which is valid UTF-8 (the bytes rule sees to
+// that), as a JSON string. Control characters are escaped, and so are U+2028
+// and U+2029, which JavaScript does not accept raw in a string.
+func appendJSONString(buf, s []byte) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+// CSV follows RFC 4180 with "\n" line ends, as encoding/csv writes it. NULL is
+// an empty unquoted field and an empty string is "" (as PostgreSQL's COPY
+// does), so the two stay apart.
+
+func writeCSV(o *output, res result.Result, opt Options) (int64, error) {
+	cols := res.Columns()
+	var scratch []byte
+	var head []byte
+	for i, c := range cols {
+		if i > 0 {
+			head = append(head, ',')
+		}
+		scratch = appendStringText(scratch[:0], c.Name)
+		head = appendCSVField(head, scratch)
+	}
+	if err := o.write(append(head, '\n')); err != nil {
+		return 0, err
+	}
+	return eachRow(o, res, opt, cols, func(buf []byte, _ int64, row result.Row) []byte {
+		for i, v := range row {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if isNull(v) {
+				continue
+			}
+			scratch = appendText(scratch[:0], v, cols[i].Type)
+			buf = appendCSVField(buf, scratch)
+		}
+		return append(buf, '\n')
+	})
+}
+
+func appendCSVField(buf, s []byte) []byte {
+	if !csvNeedsQuotes(s) {
+		return append(buf, s...)
+	}
+	buf = append(buf, '"')
+	for _, c := range s {
+		if c == '"' {
+			buf = append(buf, '"')
+		}
+		buf = append(buf, c)
+	}
+	return append(buf, '"')
+}
+
+// csvNeedsQuotes quotes an empty string (so it differs from NULL), anything
+// with a separator, quote or line break, a leading space or tab (which some
+// readers trim) and `\.` (PostgreSQL's end-of-data marker), as encoding/csv does.
+func csvNeedsQuotes(s []byte) bool {
+	if len(s) == 0 || s[0] == ' ' || s[0] == '\t' || string(s) == `\.` {
+		return true
+	}
+	for _, c := range s {
+		if c == ',' || c == '"' || c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
+
+// TSV is PostgreSQL's COPY text format: a header row, tab-separated fields,
+// NULL written \N, and a backslash, tab, newline or carriage return inside a
+// value escaped as \\, \t, \n or \r, so a line is always one row.
+
+func writeTSV(o *output, res result.Result, opt Options) (int64, error) {
+	cols := res.Columns()
+	var scratch []byte
+	var head []byte
+	for i, c := range cols {
+		if i > 0 {
+			head = append(head, '\t')
+		}
+		scratch = appendStringText(scratch[:0], c.Name)
+		head = appendTSVField(head, scratch)
+	}
+	if err := o.write(append(head, '\n')); err != nil {
+		return 0, err
+	}
+	return eachRow(o, res, opt, cols, func(buf []byte, _ int64, row result.Row) []byte {
+		for i, v := range row {
+			if i > 0 {
+				buf = append(buf, '\t')
+			}
+			if isNull(v) {
+				buf = append(buf, '\\', 'N')
+				continue
+			}
+			scratch = appendText(scratch[:0], v, cols[i].Type)
+			buf = appendTSVField(buf, scratch)
+		}
+		return append(buf, '\n')
+	})
+}
+
+func appendTSVField(buf, s []byte) []byte {
+	start := 0
+	for i, c := range s {
+		var esc byte
+		switch c {
+		case '\\':
+			esc = '\\'
+		case '\t':
+			esc = 't'
+		case '\n':
+			esc = 'n'
+		case '\r':
+			esc = 'r'
+		default:
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		buf = append(buf, '\\', esc)
+		start = i + 1
+	}
+	return append(buf, s[start:]...)
+}
