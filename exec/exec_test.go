@@ -57,7 +57,9 @@ func (tr *tracer) count(api string) map[int32]int {
 	return out
 }
 
-func newFake(t *testing.T) *fake {
+func newFake(t *testing.T) *fake { return newFakeTB(t) }
+
+func newFakeTB(t testing.TB) *fake {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (netListener, error) {
 		return listenLoopback(network)
@@ -479,4 +481,84 @@ func TestShowTopicsBrokersCluster(t *testing.T) {
 	rows, _ = mustRun(t, f.sess, &lang.ShowCluster{})
 	require.Equal(t, "controller", rows[3][0])
 	require.Contains(t, rows[3][1], "unknown: ", "kfake answers no DescribeQuorum: the row says so instead of guessing")
+}
+
+func TestCancelledStatementLeavesTheSessionUsable(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := f.sess.Execute(ctx, &lang.Consume{Topic: "t", Limit: i64(1000)})
+	require.NoError(t, err)
+	_, ok := res.Next()
+	require.True(t, ok)
+	cancel()
+	for {
+		if _, ok := res.Next(); !ok {
+			break
+		}
+	}
+	res.Close()
+	rows, _ := mustRun(t, f.sess, &lang.DescribeTopic{Topic: "t"})
+	require.Len(t, rows, 3)
+	rows = consumeAll(t, f.sess, &lang.Consume{Topic: "t", Limit: i64(10)})
+	require.Len(t, rows, 10)
+}
+
+func TestConsumeNeverJoinsOrCommits(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	consumeAll(t, f.sess, &lang.Consume{Topic: "t"})
+	consumeAll(t, f.sess, &lang.Consume{Topic: "t", From: &lang.Start{Kind: lang.FromNewest}})
+	groups, err := f.adm.ListGroups(ctxT(t))
+	require.NoError(t, err)
+	require.Empty(t, groups.Groups())
+	for _, api := range []string{"JoinGroup", "OffsetCommit", "FindCoordinator"} {
+		require.Empty(t, f.trace.count(api), api)
+	}
+}
+
+func TestBrokerRemovedStatementsStillAnswer(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 6)
+	f.produce(t, "t", 6, 4)
+	mustRun(t, f.sess, &lang.DescribeTopic{Topic: "t"}) // the session now knows all three brokers
+	require.NoError(t, f.RemoveNode(2))
+	rows, _ := mustRun(t, f.sess, &lang.ShowBrokers{})
+	require.Len(t, rows, 2)
+	rows, _ = mustRun(t, f.sess, &lang.DescribeTopic{Topic: "t"})
+	for _, r := range rows {
+		require.NotEqual(t, int64(2), r[1], "no partition is led by the removed broker")
+		require.Equal(t, int64(4), r[6])
+	}
+	require.Len(t, consumeAll(t, f.sess, &lang.Consume{Topic: "t", Limit: i64(100)}), 24)
+}
+
+func TestProduceRetriedAfterTimeoutIsWrittenOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 1)
+	// REQUEST_TIMED_OUT after the append, as a leader answers when its
+	// replicas were late: the producer retries, and idempotence must keep
+	// the retry from writing the record twice.
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "t", Err: kerr.RequestTimedOut, Count: 1})
+	defer h.Remove()
+	rows, _ := mustRun(t, f.sess, &lang.Produce{Topic: "t", Value: &lang.Literal{Bytes: []byte("once")}})
+	require.Equal(t, int64(0), rows[0][2])
+	require.Equal(t, 1, h.Hits(), "the fault fired")
+	all := consumeAll(t, f.sess, &lang.Consume{Topic: "t"})
+	require.Len(t, all, 1)
+}
+
+func TestInjectedPartitionErrorsKeepTheRestAndNameTheFailed(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 6)
+	f.produce(t, "t", 6, 3)
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "t", Partitions: []int32{1, 4}, Err: kerr.CorruptMessage, Count: -1})
+	defer h.Remove()
+	rows, _, err := run(t, f.sess, &lang.Consume{Topic: "t", Limit: i64(100)})
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.Contains(t, err.Error(), "partition t/1 on broker 1 (")
+	require.Contains(t, err.Error(), "partition t/4 on broker 1 (")
+	require.Len(t, rows, 12, "the four partitions that answered are all there")
 }

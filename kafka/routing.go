@@ -138,6 +138,15 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 	var failed map[TopicPartition]*PartitionError
 	for attempt := 0; attempt < 2 && len(pending) > 0; attempt++ {
 		if attempt > 0 {
+			if anyTransient(failed) {
+				// A transient failure (a timeout, throttling) asks for a
+				// pause, not only for fresh metadata.
+				select {
+				case <-ctx.Done():
+					return got, failed, ctx.Err()
+				case <-time.After(transientBackoff):
+				}
+			}
 			var err error
 			if m, err = c.Metadata(ctx, topics); err != nil {
 				return got, failed, err
@@ -194,6 +203,19 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 		failed = nil
 	}
 	return got, failed, nil
+}
+
+// transientBackoff is the pause before retrying a transient failure.
+const transientBackoff = 200 * time.Millisecond
+
+func anyTransient(failed map[TopicPartition]*PartitionError) bool {
+	for _, pe := range failed {
+		var ke *kerr.Error
+		if errors.As(pe.Err, &ke) && Classify(ke.Code) == Transient {
+			return true
+		}
+	}
+	return false
 }
 
 // retriable says whether a per-item failure is worth one retry after the

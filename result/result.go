@@ -38,7 +38,8 @@ type Header struct {
 
 // Row holds one value per column, in column order. A nil element is NULL;
 // otherwise the element's Go type matches the column Type (int64, string,
-// bool, []byte, time.Time, []int32, []Header).
+// bool, []byte, time.Time, []int32, []Header). A nil []byte is NULL too
+// (franz-go hands over a null key or value that way); renderers treat both alike.
 type Row []any
 
 // Result is a statement's answer, read as a stream so that a million-record

@@ -79,8 +79,9 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 	if err := lockFile(lock); err != nil {
 		return "", fmt.Errorf("locking the Kafka jar cache %s: %w", base, err)
 	}
-	defer unlockFile(lock)               //nolint:errcheck // closing the file releases it too
-	if checkLibs(libs, version) == nil { // another test binary fetched while we waited
+	defer unlockFile(lock)
+	// Another test binary may have fetched while we waited for the lock.
+	if checkLibs(libs, version) == nil {
 		return libs, nil
 	}
 

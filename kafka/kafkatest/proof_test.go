@@ -41,7 +41,7 @@ func TestMultiBrokerProof(t *testing.T) {
 		adm := kadm.NewClient(cl)
 
 		topic := kafkatest.TopicName(t)
-		createSpreadTopic(ctx, t, b, cl, adm, topic, brokers)
+		createSpreadTopic(ctx, t, b, cl, topic, brokers)
 		t.Cleanup(func() { adm.DeleteTopics(context.Background(), topic) })
 
 		// A different number of records per partition, so an offset
@@ -58,7 +58,7 @@ func TestMultiBrokerProof(t *testing.T) {
 			t.Fatalf("producing to %s: %v", topic, err)
 		}
 
-		leaders := leadersOf(ctx, t, adm, topic)
+		leaders := leadersOf(ctx, t, cl, topic)
 		led := map[int32][]int32{} // broker -> partitions it leads
 		for p, l := range leaders {
 			led[l] = append(led[l], p)
@@ -139,7 +139,7 @@ func TestMultiBrokerProof(t *testing.T) {
 // two per broker: on real Kafka by an explicit replica assignment (the first
 // replica is the preferred leader), on kfake, which picks leaders at random,
 // by moving each partition's leader.
-func createSpreadTopic(ctx context.Context, t *testing.T, b kafkatest.Backend, cl *kgo.Client, adm *kadm.Client, topic string, brokers []kafkatest.Broker) {
+func createSpreadTopic(ctx context.Context, t *testing.T, b kafkatest.Backend, cl *kgo.Client, topic string, brokers []kafkatest.Broker) {
 	t.Helper()
 	ids := make([]int32, len(brokers))
 	for i, br := range brokers {
@@ -177,7 +177,7 @@ func createSpreadTopic(ctx context.Context, t *testing.T, b kafkatest.Backend, c
 	// controller, shows every partition led by its first replica.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		leaders, err := tryLeadersOf(ctx, adm, topic)
+		leaders, err := tryLeadersOf(ctx, cl, topic)
 		ok := err == nil && len(leaders) == proofPartitions
 		for p, l := range leaders {
 			ok = ok && l == ids[int(p)%len(ids)]
@@ -193,30 +193,44 @@ func createSpreadTopic(ctx context.Context, t *testing.T, b kafkatest.Backend, c
 }
 
 // leadersOf returns partition -> leader from a fresh Metadata request.
-func leadersOf(ctx context.Context, t *testing.T, adm *kadm.Client, topic string) map[int32]int32 {
+func leadersOf(ctx context.Context, t *testing.T, cl *kgo.Client, topic string) map[int32]int32 {
 	t.Helper()
-	out, err := tryLeadersOf(ctx, adm, topic)
+	out, err := tryLeadersOf(ctx, cl, topic)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func tryLeadersOf(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int32, error) {
-	md, err := adm.Metadata(ctx, topic)
+// topicMetadata asks Metadata for topic, uncached (kadm's Metadata serves
+// kgo's cache for up to MetadataMinAge, 5s, which would hide a move).
+func topicMetadata(ctx context.Context, cl *kgo.Client, topic string) (kmsg.MetadataResponseTopic, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
-		return nil, fmt.Errorf("metadata for %s: %w", topic, err)
+		return kmsg.MetadataResponseTopic{}, fmt.Errorf("metadata for %s: %w", topic, err)
 	}
-	td, ok := md.Topics[topic]
-	if !ok {
-		return nil, fmt.Errorf("metadata for %s: topic missing", topic)
+	if len(resp.Topics) != 1 {
+		return kmsg.MetadataResponseTopic{}, fmt.Errorf("metadata for %s: %d topics in the answer", topic, len(resp.Topics))
 	}
-	if td.Err != nil {
-		return nil, fmt.Errorf("metadata for %s: %w", topic, td.Err)
+	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
+		return kmsg.MetadataResponseTopic{}, fmt.Errorf("metadata for %s: %w", topic, err)
+	}
+	return resp.Topics[0], nil
+}
+
+// tryLeadersOf returns partition -> leader, uncached.
+func tryLeadersOf(ctx context.Context, cl *kgo.Client, topic string) (map[int32]int32, error) {
+	md, err := topicMetadata(ctx, cl, topic)
+	if err != nil {
+		return nil, err
 	}
 	out := map[int32]int32{}
-	for _, p := range td.Partitions {
-		if p.Err == nil && p.Leader >= 0 {
+	for _, p := range md.Partitions {
+		if p.ErrorCode == 0 && p.Leader >= 0 {
 			out[p.Partition] = p.Leader
 		}
 	}

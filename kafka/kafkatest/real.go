@@ -20,10 +20,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // RealConfig says how to start a real cluster. The zero value is the test
@@ -199,19 +196,22 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	if err := r.format(ctx); err != nil {
 		return nil, err
 	}
+	formatted := time.Now()
 	for _, n := range r.nodes {
 		if err := r.spawn(n); err != nil {
 			return nil, err
 		}
 	}
-	if err := r.waitBrokers(ctx, r.ids()...); err != nil {
+	if err := r.waitBrokers(ctx); err != nil {
 		return nil, err
 	}
+	listed := time.Now()
 	if err := r.warmCoordinators(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Log, "kafkatest: Apache Kafka %s, %d brokers (KRaft combined) up in %s: %s\n",
-		cfg.Version, cfg.Nodes, time.Since(start).Round(100*time.Millisecond), r.describe())
+	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	fmt.Fprintf(cfg.Log, "kafkatest: Apache Kafka %s, %d brokers (KRaft combined) up in %s (format %s, brokers listed %s, group coordinator %s): %s\n",
+		cfg.Version, cfg.Nodes, round(time.Since(start)), round(formatted.Sub(start)), round(listed.Sub(formatted)), round(time.Since(listed)), r.describe())
 	return r, nil
 }
 
@@ -343,7 +343,7 @@ func (r *Real) StartBroker(id int32) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := r.waitBrokers(ctx, r.ids()...); err != nil {
+	if err := r.waitBrokers(ctx); err != nil {
 		return fmt.Errorf("restarting broker %d: %w", id, err)
 	}
 	if err := r.WaitHealthy(ctx); err != nil {
@@ -353,173 +353,6 @@ func (r *Real) StartBroker(id int32) error {
 		return fmt.Errorf("restarting broker %d: %w", id, err)
 	}
 	return nil
-}
-
-// WaitHealthy waits until Metadata lists every broker of the cluster and
-// every partition of every topic has a leader and its full replica set in
-// sync: the state to start a test from after a broker was stopped and
-// started again. It returns ctx's error, with what was still wrong.
-func (r *Real) WaitHealthy(ctx context.Context) error {
-	cl, err := r.adminClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	var problem string
-	for {
-		problem = ""
-		md, err := adm.Metadata(ctx)
-		switch {
-		case err != nil:
-			problem = err.Error()
-		case len(md.Brokers) != len(r.nodes):
-			problem = fmt.Sprintf("Metadata lists brokers %v, want %v", md.Brokers.NodeIDs(), r.ids())
-		default:
-			problem = unhealthyPartitions(md.Topics)
-		}
-		if problem == "" {
-			return nil
-		}
-		if err := r.nodeDied(); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for a healthy cluster: %w (last seen: %s)", ctx.Err(), problem)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-func unhealthyPartitions(topics kadm.TopicDetails) string {
-	var bad []string
-	for _, t := range topics.Sorted() {
-		if t.Err != nil {
-			bad = append(bad, fmt.Sprintf("%s: %v", t.Topic, t.Err))
-			continue
-		}
-		for _, p := range t.Partitions.Sorted() {
-			switch {
-			case p.Err != nil && !errors.Is(p.Err, kerr.ReplicaNotAvailable):
-				bad = append(bad, fmt.Sprintf("%s/%d: %v", t.Topic, p.Partition, p.Err))
-			case p.Leader < 0:
-				bad = append(bad, fmt.Sprintf("%s/%d has no leader", t.Topic, p.Partition))
-			case len(p.ISR) != len(p.Replicas):
-				bad = append(bad, fmt.Sprintf("%s/%d in sync %v of replicas %v", t.Topic, p.Partition, p.ISR, p.Replicas))
-			}
-		}
-	}
-	if len(bad) > 5 {
-		bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
-	}
-	return strings.Join(bad, "; ")
-}
-
-// electPreferred moves every partition's leadership back to its preferred
-// (first) replica and waits until Metadata shows it.
-func (r *Real) electPreferred(ctx context.Context) error {
-	cl, err := r.adminClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	for {
-		md, err := adm.Metadata(ctx)
-		if err != nil {
-			return fmt.Errorf("reading metadata to restore preferred leaders: %w", err)
-		}
-		moved := kadm.TopicsSet{}
-		for _, t := range md.Topics {
-			for _, p := range t.Partitions {
-				if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
-					moved.Add(t.Topic, p.Partition)
-				}
-			}
-		}
-		if len(moved) == 0 {
-			return nil
-		}
-		// ELECTION_NOT_NEEDED and the like come back per partition; the
-		// Metadata check above is what decides.
-		if _, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, moved); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(r.cfg.Log, "kafkatest: preferred leader election: %v (retrying)\n", err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("restoring preferred leaders: %w (still moved: %v)", ctx.Err(), moved.Sorted())
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-// waitBrokers waits until Metadata lists exactly the given brokers, failing
-// fast when a node's JVM exits.
-func (r *Real) waitBrokers(ctx context.Context, want ...int32) error {
-	cl, err := r.adminClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	slices.Sort(want)
-	last := "no answer yet"
-	for {
-		if err := r.nodeDied(); err != nil {
-			return err
-		}
-		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		req := kmsg.NewPtrMetadataRequest()
-		req.Topics = []kmsg.MetadataRequestTopic{} // brokers only
-		resp, err := req.RequestWith(rctx, cl)
-		cancel()
-		if err == nil {
-			var got []int32
-			for _, b := range resp.Brokers {
-				got = append(got, b.NodeID)
-			}
-			slices.Sort(got)
-			if slices.Equal(got, want) {
-				return nil
-			}
-			last = fmt.Sprintf("Metadata lists brokers %v", got)
-		} else {
-			last = err.Error()
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("Kafka did not list brokers %v in Metadata in time (%v; last seen: %s)%s", want, ctx.Err(), last, r.allTails())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// warmCoordinators creates the offsets topic now (FindCoordinator does that)
-// so the first group a test uses does not wait for it, and so a started
-// cluster has proven it can answer group requests.
-func (r *Real) warmCoordinators(ctx context.Context) error {
-	cl, err := r.adminClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	last := "no answer yet"
-	for {
-		err := adm.FindGroupCoordinators(ctx, "kql-kafkatest-warmup").Error()
-		if err == nil {
-			return nil
-		}
-		last = err.Error()
-		if err := r.nodeDied(); err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the group coordinator did not become available (%v; last: %s)%s", ctx.Err(), last, r.allTails())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // nodeDied returns an error with the log tail of a node that is expected to
@@ -559,9 +392,14 @@ func (r *Real) LogTail(id int32, n int) string {
 	return nd.logTail(n)
 }
 
-func (n *node) logTail(lines int) string {
+// logTail returns the last lines of each of the node's files (default: the
+// JVM's output and the broker log) that has anything in it.
+func (n *node) logTail(lines int, files ...string) string {
+	if len(files) == 0 {
+		files = []string{stdoutLog, serverLog}
+	}
 	var b strings.Builder
-	for _, f := range []string{formatLog, stdoutLog, serverLog} {
+	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(n.dir, f))
 		if err != nil || len(bytes.TrimSpace(data)) == 0 {
 			continue
@@ -741,7 +579,7 @@ func (r *Real) format(ctx context.Context) error {
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("formatting broker %d's storage (%s) failed: %w\n%s\n%s",
-					n.id, strings.Join(cmd.Args, " "), err, tail(string(out), 20), n.logTail(20))
+					n.id, strings.Join(cmd.Args, " "), err, tail(string(out), 20), n.logTail(20, formatLog))
 			}
 		}()
 	}

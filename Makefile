@@ -1,0 +1,81 @@
+# kql: an interactive KafkaQL shell for Apache Kafka.
+#
+#   make test     the test command (CI runs exactly this): installs or checks
+#                 the prerequisites, fetches Kafka, go vet, then every test
+#                 with -race, on kfake and on a real 3-broker Kafka cluster
+#   make build    bin/kql
+#   make cluster  a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
+#   make bench    benchmarks
+#   make fuzz     the parser fuzzers, FUZZTIME each (default 10m)
+#   make deps     only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GO        ?= go
+FUZZTIME  ?= 10m
+# The real suite starts a 3-JVM cluster per test binary that uses it; on two
+# cores a whole run takes minutes, so the timeout is generous.
+TESTTIMEOUT ?= 30m
+export KQL_KAFKA_VERSION ?= 4.3.1
+
+.PHONY: all test deps vet bench fuzz cluster build clean
+
+all: build
+
+build:
+	$(GO) build -o bin/kql ./cmd/kql
+
+# The run id marks every process this run starts (the JVMs inherit it), so
+# the leak check afterwards finds this run's JVMs and nobody else's.
+test: deps vet
+	@run="$$$$-$$(date +%s%N)"; \
+	echo "$(GO) test -race -count=1 -timeout $(TESTTIMEOUT) -v ./..."; \
+	rc=0; KQL_TEST_RUN=$$run $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) -v ./... || rc=$$?; \
+	leftover() { grep -lsz "^KQL_TEST_RUN=$$run\$$" /proc/[0-9]*/environ | cut -d/ -f3 | tr '\n' ' ' || true; }; \
+	left=$$(leftover); if [ -n "$$left" ]; then sleep 3; left=$$(leftover); fi; \
+	if [ -n "$$left" ]; then echo "make test: processes of this test run outlived it (pids $$left): a JVM leak in kafka/kafkatest" >&2; exit 1; fi; \
+	exit $$rc
+
+vet:
+	$(GO) vet ./...
+
+# deps installs what the tests need when it can (Debian/Ubuntu, as root) and
+# otherwise says exactly what to install. It never lets the real-Kafka suite
+# be skipped: a missing prerequisite stops `make test` here.
+deps:
+	@command -v $(GO) >/dev/null || { echo "make deps: Go is not installed: install Go 1.26 or newer from https://go.dev/dl/" >&2; exit 1; }
+	@need=""; \
+	java_ok() { command -v java >/dev/null && \
+		[ "$$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | cut -d. -f1)" -ge 17 ] 2>/dev/null; }; \
+	java_ok || need="$$need openjdk-17-jdk-headless"; \
+	command -v mvn >/dev/null || need="$$need maven"; \
+	if [ -n "$$need" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "make deps: installing$$need (apt-get)"; \
+			apt-get update -qq; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$need >/dev/null; \
+		else \
+			echo "make deps: the real-Kafka tests need Java 17+ and Maven; missing:$$need." >&2; \
+			echo "  Debian/Ubuntu: sudo apt-get install$$need" >&2; \
+			echo "  elsewhere: install a JDK 17 or newer (java on PATH or JAVA_HOME) and Apache Maven (mvn on PATH)" >&2; \
+			exit 1; \
+		fi; \
+		java_ok || { echo "make deps: java is still missing or older than 17 after installing: check 'java -version' and JAVA_HOME" >&2; exit 1; }; \
+		command -v mvn >/dev/null || { echo "make deps: mvn is still missing after installing maven" >&2; exit 1; }; \
+	fi
+	$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fuzz:
+	$(GO) test ./lang -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./lang -run '^$$' -fuzz '^FuzzQuoteRoundTrip$$' -fuzztime $(FUZZTIME)
+
+cluster:
+	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
+	exec bin/kql-cluster
+
+clean:
+	rm -rf bin
