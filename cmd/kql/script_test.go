@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,8 +40,9 @@ type clusterKey struct{}
 //	produce TOPIC N                         N records: key kI, value {"n":I}, header h=I, time 2024-01-01T00:00:00Z + I s
 //	commit GROUP TOPIC PARTITION OFFSET     commit a group offset
 //	exits CODE COMMAND [ARGS...]            run COMMAND (as exec does) and require exit code CODE
-//	cluster NAME [sasl MECHANISM USER PASS] [tls]
-//	                                        start another cluster: $NAME_BOOTSTRAP, and with tls $WORK/NAME-ca.pem
+//	cluster NAME [sasl MECHANISM USER PASS] [tls|mtls]
+//	                                        start another cluster: $NAME_BOOTSTRAP; with tls or mtls (client
+//	                                        certificates required) $WORK/NAME-ca.pem, NAME-cert.pem, NAME-key.pem
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
@@ -151,11 +154,20 @@ func cmdCluster(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			opts = append(opts, kfake.EnableSASL(), kfake.Superuser(rest[1], rest[2], rest[3]))
 			rest = rest[4:]
-		case "tls":
+		case "tls", "mtls":
 			pki, err := makeTestPKI()
 			ts.Check(err)
 			ts.Check(os.WriteFile(ts.MkAbs(name+"-ca.pem"), pki.caPEM, 0o644))
-			opts = append(opts, kfake.TLS(pki.server))
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-cert.pem"), pki.certPEM, 0o644))
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-key.pem"), pki.keyPEM, 0o600))
+			cfg := pki.server
+			if rest[0] == "mtls" { // brokers demand a client certificate from the CA
+				pool := x509.NewCertPool()
+				pool.AppendCertsFromPEM(pki.caPEM)
+				cfg = cfg.Clone()
+				cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+			}
+			opts = append(opts, kfake.TLS(cfg))
 			rest = rest[1:]
 		default:
 			ts.Fatalf("unknown cluster option %q", rest[0])
