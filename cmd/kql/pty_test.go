@@ -377,3 +377,25 @@ func TestPTYSASLPasswordIsPromptedWithoutEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestPTYPlayground(t *testing.T) {
+	s := startPTY(t, nil, "--playground", "--no-history")
+	s.expect(`playground: .* running at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+`)
+	s.expect(`connected to cluster kql-playground \(3 brokers\)`)
+	s.expect(prompt)
+	s.send("SHOW GROUPS;\r")
+	s.expect(`warehouse-sync`)
+	s.expect(`\(6 rows\)`)
+	s.expect(prompt)
+	s.send("CONSUME orders FROM NEWEST LIMIT 3;\r")
+	s.expect(`\(3 rows\)`)
+	s.expect(prompt)
+	s.send("\\next\r")
+	s.expect(`CONSUME orders FROM TAIL \(0:\d+, 1:\d+, 2:\d+, 3:\d+, 4:\d+, 5:\d+\) LIMIT 3 SKIP 3;`)
+	s.expect(`\(3 rows\)`)
+	s.expect(prompt)
+	s.send("\\q\r")
+	if err := s.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
