@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -116,6 +117,11 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 		return fmt.Sprintf("unknown: %s (Metadata's controller_id is %d, but under KRaft that is a random live broker, not the active controller)", why, m.ControllerID)
 	}
 	if err != nil {
+		// Name the brokers' own reason once, not each broker's attempt.
+		var be *kafka.BrokerError
+		if errors.As(err, &be) {
+			err = be.Err
+		}
 		return unknown("the cluster did not answer DescribeQuorum: " + oneLine(err))
 	}
 	resp := raw.(*kmsg.DescribeQuorumResponse)
