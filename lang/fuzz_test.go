@@ -9,8 +9,8 @@ import (
 )
 
 // FuzzParse: Parse never panics, every error is an *Error whose position
-// lies inside the input, and whatever parses prints back (Format) as text
-// that parses to the same AST.
+// lies inside the input, Split agrees on what one statement is, and
+// whatever parses prints back (Format) as text that parses to the same AST.
 func FuzzParse(f *testing.F) {
 	for _, tc := range parseCases {
 		f.Add(tc.src)
@@ -40,6 +40,15 @@ func FuzzParse(f *testing.F) {
 			}
 			_ = e.Error()
 			return
+		}
+		// The splitter agrees with the lexer: a statement that parses is
+		// one statement to Split, and parses the same from there.
+		srcs, err := Split(src)
+		if err != nil || len(srcs) != 1 {
+			t.Fatalf("Parse(%q) ok, but Split gives %d statements, %v", src, len(srcs), err)
+		}
+		if fromSplit, err := ParseSource(srcs[0]); err != nil || !reflect.DeepEqual(fromSplit, st) {
+			t.Fatalf("Parse(%q) = %#v, but ParseSource(Split) = %#v, %v", src, st, fromSplit, err)
 		}
 		text := Format(st)
 		again, err := Parse(text)
