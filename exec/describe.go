@@ -152,9 +152,16 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	if err != nil {
 		return nil, err
 	}
+	// Every partition of a topic the group committed to gets a row, so a
+	// partition it never committed shows NULL lag instead of vanishing.
 	all := make(map[kafka.TopicPartition]bool)
 	for tp := range committed {
 		all[tp] = true
+		if t, ok := m.Topics[tp.Topic]; ok {
+			for _, p := range partitionsOf(t) {
+				all[p] = true
+			}
+		}
 	}
 	for tp := range owners {
 		all[tp] = true

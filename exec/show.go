@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -116,7 +117,12 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 		return fmt.Sprintf("unknown: %s (Metadata's controller_id is %d, but under KRaft that is a random live broker, not the active controller)", why, m.ControllerID)
 	}
 	if err != nil {
-		return unknown("the cluster did not answer DescribeQuorum: " + err.Error())
+		// Name the brokers' own reason once, not each broker's attempt.
+		var be *kafka.BrokerError
+		if errors.As(err, &be) {
+			err = be.Err
+		}
+		return unknown("the cluster did not answer DescribeQuorum: " + oneLine(err))
 	}
 	resp := raw.(*kmsg.DescribeQuorumResponse)
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
@@ -203,4 +209,9 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 		res.Failure = &result.PartialError{What: "SHOW GROUPS (each broker lists only the groups it coordinates)", Missing: missing}
 	}
 	return res, nil
+}
+
+// oneLine flattens a joined, multi-line error into one line for a cell.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }

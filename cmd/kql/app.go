@@ -1,25 +1,334 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/chzyer/readline"
+	"github.com/fatih/color"
+
+	"github.com/kql-dev/kql/exec"
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/playground"
+	"github.com/kql-dev/kql/result"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
 var Version = "0.1.0-dev"
 
-// Main runs kql with injected streams and returns the process exit code.
+// Exit codes, as documented in --help and the README.
+const (
+	exitOK          = 0
+	exitFailed      = 1 // a statement failed or a result was partial
+	exitUsage       = 2 // usage or syntax error
+	exitUnreachable = 3 // the cluster could not be reached at all
+	exitInterrupted = 130
+)
+
+// Main runs kql with the given arguments and streams and returns the process
+// exit code. main only calls os.Exit with it, which lets tests run the real
+// command in-process.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		switch a {
-		case "--version":
-			fmt.Fprintf(stdout, "kql %s\n", Version)
-			return 0
-		case "--help", "-h":
-			fmt.Fprintln(stdout, "usage: kql [flags]")
-			return 0
+	return run(context.Background(), systemStreams(stdin, stdout, stderr), args, realWorld())
+}
+
+// executor is what the shell needs of an exec.Session; tests substitute a
+// fake one to exercise formats and meta-commands without a cluster.
+type executor interface {
+	Execute(ctx context.Context, stmt lang.Statement) (result.Result, error)
+	Topics(ctx context.Context) ([]string, error)
+	Groups(ctx context.Context) ([]string, error)
+}
+
+// connection is an open cluster and the session over it.
+type connection struct {
+	exec      executor
+	setTrace  func(func(kafka.TraceEvent))
+	close     func()
+	bootstrap []string
+}
+
+// world holds what Main takes from the real world, so tests can replace it.
+type world struct {
+	dial func(ctx context.Context, cfg kafka.Config) (*connection, error)
+	// playground starts the embedded cluster and returns its bootstrap
+	// addresses and a stop function.
+	playground func(ctx context.Context) ([]string, func(), error)
+	// statementContext derives the context of one statement: cancelled by
+	// Ctrl-C (SIGINT) until stop is called.
+	statementContext func(parent context.Context) (ctx context.Context, stop context.CancelFunc)
+}
+
+func realWorld() world {
+	return world{
+		dial: dialKafka,
+		playground: func(ctx context.Context) ([]string, func(), error) {
+			pg, err := playground.Start(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			return pg.Bootstrap(), pg.Close, nil
+		},
+		statementContext: func(parent context.Context) (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(parent, os.Interrupt)
+		},
+	}
+}
+
+func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
+	cl, err := kafka.Dial(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &connection{
+		exec:      exec.NewSession(cl),
+		setTrace:  cl.SetTrace,
+		close:     cl.Close,
+		bootstrap: cl.Bootstrap(),
+	}, nil
+}
+
+// lockedWriter serialises writes to stderr: trace events arrive from the
+// executor's goroutines while the shell prints its own messages.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func run(ctx context.Context, ios *IOStreams, args []string, rt world) int {
+	if ios.Getenv == nil {
+		ios.Getenv = func(string) string { return "" }
+	}
+	stderr := &lockedWriter{w: ios.ErrOut}
+	o, fs, err := parseFlags(args, ios.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "kql: %v\nRun 'kql --help' for usage.\n", err)
+		return exitUsage
+	}
+	if o.help {
+		printUsage(ios.Out, fs)
+		return exitOK
+	}
+	if o.version {
+		fmt.Fprintf(ios.Out, "kql %s\n", Version)
+		return exitOK
+	}
+
+	a := newApp(ios, stderr, o, rt)
+	defer a.closeAll()
+
+	interactive := len(o.scripts) == 0 && ios.InTTY && ios.OutTTY && !o.check
+	var scripts []*script
+	if !interactive {
+		if scripts, err = a.loadScripts(); err != nil {
+			a.errorf("%v", err)
+			return exitUsage
+		}
+		if !a.parseScripts(scripts) {
+			return exitUsage
+		}
+		if o.check {
+			if ios.ErrTTY && !o.quiet {
+				n := 0
+				for _, s := range scripts {
+					n += len(s.stmts)
+				}
+				fmt.Fprintf(stderr, "%d %s parsed without errors\n", n, plural(n, "statement", "statements"))
+			}
+			return exitOK
+		}
+		if countStatements(scripts) == 0 {
+			return exitOK
 		}
 	}
-	fmt.Fprintln(stderr, "kql: not implemented yet")
-	return 2
+
+	if code := a.connect(ctx); code != exitOK {
+		return code
+	}
+	if interactive {
+		return a.repl(ctx)
+	}
+	return a.runScripts(ctx, scripts)
 }
+
+// app is one kql run: its settings, connection and client-side state.
+type app struct {
+	ios    *IOStreams
+	stderr io.Writer
+	opts   *options
+	rt     world
+
+	kcfg     kafka.Config // how the current connection was made; \connect reuses it
+	conn     *connection
+	stopPG   func()
+	complete *nameCache
+
+	// client-side settings that meta-commands change
+	format   outputFormat
+	expanded bool
+	timing   bool
+	tracing  bool
+	out      io.Writer // stdout, or the \o file
+	outFile  *os.File
+	outName  string
+
+	pager  exec.Pager // the last CONSUME, for \next
+	failed bool       // a statement failed or was partial: exit 1
+
+	colorOut, colorErr bool
+	red, yellow        *color.Color
+}
+
+func newApp(ios *IOStreams, stderr io.Writer, o *options, rt world) *app {
+	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out}
+	a.format, _ = parseFormat(o.format) // validated by the flag
+	noColor := ios.Getenv("NO_COLOR") != ""
+	switch o.color {
+	case "always":
+		a.colorOut, a.colorErr = true, true
+	case "never":
+	default:
+		a.colorOut = ios.OutTTY && !noColor
+		a.colorErr = ios.ErrTTY && !noColor
+	}
+	a.red, a.yellow = color.New(color.FgRed), color.New(color.FgYellow)
+	for _, c := range []*color.Color{a.red, a.yellow} {
+		if a.colorErr {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return a
+}
+
+func (a *app) closeAll() {
+	if a.complete != nil {
+		a.complete.close()
+	}
+	if a.outFile != nil {
+		a.outFile.Close()
+		a.outFile = nil
+	}
+	if a.conn != nil {
+		a.conn.close()
+		a.conn = nil
+	}
+	if a.stopPG != nil {
+		a.stopPG()
+		a.stopPG = nil
+	}
+}
+
+// errorf prints an error on stderr, red on a terminal.
+func (a *app) errorf(format string, args ...any) {
+	a.red.Fprintf(a.stderr, "%s\n", strings.TrimRight(fmt.Sprintf(format, args...), "\n"))
+}
+
+// warnf prints a warning on stderr; warnings are shown even with --quiet.
+func (a *app) warnf(format string, args ...any) {
+	a.yellow.Fprintf(a.stderr, "warning: %s\n", fmt.Sprintf(format, args...))
+}
+
+// noticef prints something for the person at the terminal: never with -q.
+func (a *app) noticef(format string, args ...any) {
+	if a.opts.quiet {
+		return
+	}
+	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// connect opens the cluster connection the flags describe, or starts the
+// playground. It returns a non-zero exit code on failure.
+func (a *app) connect(ctx context.Context) int {
+	if a.opts.playground {
+		bootstrap, stop, err := a.rt.playground(ctx)
+		if err != nil {
+			a.errorf("kql: --playground: %v", err)
+			return exitFailed
+		}
+		a.stopPG = stop
+		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", strings.Join(bootstrap, ","))
+		a.kcfg = kafka.Config{Bootstrap: bootstrap, ClientID: a.opts.clientID}
+	} else {
+		var cc *commandConfig
+		if a.opts.commandConfig != "" {
+			var err error
+			if cc, err = loadCommandConfig(a.opts.commandConfig); err != nil {
+				a.errorf("kql: %v", err)
+				return exitUsage
+			}
+			for _, w := range cc.warnings {
+				a.warnf("%s", w)
+			}
+		}
+		s, err := resolveSettings(a.opts, a.ios.Getenv, cc, a.promptPassword)
+		if err != nil {
+			a.errorf("kql: %v", err)
+			return exitUsage
+		}
+		if a.kcfg, err = s.kafkaConfig(); err != nil {
+			a.errorf("kql: %v", err)
+			return exitUsage
+		}
+	}
+	conn, err := a.rt.dial(ctx, a.kcfg)
+	if err != nil {
+		a.errorf("kql: %v", err)
+		if kafka.IsUnreachable(err) {
+			return exitUnreachable
+		}
+		return exitFailed
+	}
+	a.setConnection(conn)
+	return exitOK
+}
+
+func (a *app) setConnection(conn *connection) {
+	if a.conn != nil {
+		a.conn.close()
+	}
+	a.conn = conn
+	a.pager = nil
+	if a.complete != nil {
+		a.complete.reset(conn.exec)
+	}
+}
+
+// promptPassword asks for the SASL password without echo, on a terminal only.
+func (a *app) promptPassword(user string) (string, error) {
+	fdIn, ok := fd(a.ios.In)
+	if !ok || !a.ios.InTTY || !isTerminal(a.ios.In) {
+		return "", usagef("SASL user %q needs a password: set KQL_SASL_PASSWORD (there is no terminal to ask on, and no password flag on purpose)", user)
+	}
+	fmt.Fprintf(a.stderr, "Password for SASL user %s: ", user)
+	pw, err := readline.ReadPassword(fdIn)
+	fmt.Fprintln(a.stderr)
+	if err != nil {
+		return "", fmt.Errorf("reading the SASL password: %w", err)
+	}
+	return string(pw), nil
+}
+
+func countStatements(scripts []*script) int {
+	n := 0
+	for _, s := range scripts {
+		n += len(s.stmts)
+	}
+	return n
+}
+
+var errQuit = errors.New("quit")

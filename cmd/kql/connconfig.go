@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/kql-dev/kql/kafka"
+)
+
+// connSettings is how to reach the cluster, merged from (weakest first) the
+// built-in default, $KQL_BOOTSTRAP, --command-config and the flags.
+type connSettings struct {
+	bootstrap []string
+	clientID  string
+
+	tls           bool
+	caFile        string
+	certFile      string
+	keyFile       string
+	keystoreFile  string // a PEM file holding both certificate and key (ssl.keystore.type=PEM)
+	serverName    string
+	skipVerify    bool
+	noHostVerify  bool // ssl.endpoint.identification.algorithm= (empty): verify the chain, not the host name
+	saslMechanism string
+	saslUser      string
+	saslPassword  string
+	havePassword  bool
+}
+
+// commandConfig is what a --command-config file said.
+type commandConfig struct {
+	path     string
+	settings connSettings
+	protocol string // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; "" when not given
+	jaasUser string
+	warnings []string
+}
+
+// knownConfigKeys are the client properties kql acts on. Every other key is
+// named in one warning: silently ignoring a setting someone relies on
+// (say, a timeout) is worse than a line of noise.
+var knownConfigKeys = map[string]bool{
+	"bootstrap.servers":                     true,
+	"client.id":                             true,
+	"security.protocol":                     true,
+	"sasl.mechanism":                        true,
+	"sasl.jaas.config":                      true,
+	"ssl.ca.location":                       true,
+	"ssl.certificate.location":              true,
+	"ssl.key.location":                      true,
+	"ssl.truststore.type":                   true,
+	"ssl.truststore.location":               true,
+	"ssl.truststore.password":               true, // meaningless for PEM, accepted
+	"ssl.keystore.type":                     true,
+	"ssl.keystore.location":                 true,
+	"ssl.keystore.password":                 true,
+	"ssl.endpoint.identification.algorithm": true,
+}
+
+const pemConvertHint = `convert it to PEM, e.g.:
+  keytool -importkeystore -srckeystore %[1]s -destkeystore store.p12 -deststoretype PKCS12
+  openssl pkcs12 -in store.p12 -nokeys -out ca.pem        # certificates (truststore)
+  openssl pkcs12 -in store.p12 -nodes -out client.pem     # certificate and key (keystore)
+then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem (or use --tls-ca ca.pem)`
+
+// loadCommandConfig reads a Kafka client properties file.
+func loadCommandConfig(path string) (*commandConfig, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--command-config: %w", err)
+	}
+	defer f.Close()
+	props, err := parseProperties(f)
+	if err != nil {
+		return nil, fmt.Errorf("--command-config %s: %w", path, err)
+	}
+	kv := map[string]property{}
+	for _, p := range props {
+		kv[p.key] = p
+	}
+	cc := &commandConfig{path: path}
+	bad := func(key, format string, a ...any) error {
+		return fmt.Errorf("--command-config %s:%d: %s: %s", path, kv[key].line, key, fmt.Sprintf(format, a...))
+	}
+	get := func(key string) (string, bool) {
+		p, ok := kv[key]
+		return strings.TrimSpace(p.value), ok
+	}
+	var unknown []string
+	for k := range kv {
+		if !knownConfigKeys[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		cc.warnings = append(cc.warnings, fmt.Sprintf("--command-config %s: ignoring %s kql does not use: %s",
+			path, plural(len(unknown), "a key", "keys"), strings.Join(unknown, ", ")))
+	}
+	s := &cc.settings
+	if v, ok := get("bootstrap.servers"); ok {
+		if s.bootstrap = splitBootstrap(v); len(s.bootstrap) == 0 {
+			return nil, bad("bootstrap.servers", "empty address list")
+		}
+	}
+	if v, ok := get("client.id"); ok && v != "" {
+		s.clientID = v
+	}
+	if v, ok := get("security.protocol"); ok {
+		cc.protocol = strings.ToUpper(v)
+		switch cc.protocol {
+		case "PLAINTEXT":
+		case "SSL":
+			s.tls = true
+		case "SASL_PLAINTEXT":
+		case "SASL_SSL":
+			s.tls = true
+		default:
+			return nil, bad("security.protocol", "unknown protocol %q (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)", v)
+		}
+	}
+	if strings.HasPrefix(cc.protocol, "SASL_") {
+		mech, ok := get("sasl.mechanism")
+		if !ok {
+			return nil, bad("security.protocol", "%s needs sasl.mechanism (Kafka's default, GSSAPI, is not supported): set sasl.mechanism=PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", cc.protocol)
+		}
+		mech = strings.ToUpper(mech)
+		switch mech {
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		default:
+			return nil, bad("sasl.mechanism", "%q is not supported (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", mech)
+		}
+		s.saslMechanism = mech
+		jv, ok := get("sasl.jaas.config")
+		if !ok {
+			return nil, bad("sasl.mechanism", "%s needs sasl.jaas.config with username and password", mech)
+		}
+		j, err := parseJAAS(jv)
+		if err != nil {
+			return nil, bad("sasl.jaas.config", "%v", err)
+		}
+		want := "PlainLoginModule"
+		if strings.HasPrefix(mech, "SCRAM") {
+			want = "ScramLoginModule"
+		}
+		if j.module != want {
+			return nil, bad("sasl.jaas.config", "%s does not go with sasl.mechanism=%s (want %s)", j.module, mech, want)
+		}
+		user, uok := j.options["username"]
+		pass, pok := j.options["password"]
+		if !uok || !pok {
+			return nil, bad("sasl.jaas.config", `want username="..." and password="..."`)
+		}
+		s.saslUser, s.saslPassword, s.havePassword = user, pass, true
+		cc.jaasUser = user
+	}
+	if s.tls {
+		dir := filepath.Dir(path)
+		rel := func(p string) string { // paths in the file are relative to the file
+			if p == "" || filepath.IsAbs(p) {
+				return p
+			}
+			return filepath.Join(dir, p)
+		}
+		if v, ok := get("ssl.ca.location"); ok {
+			s.caFile = rel(v)
+		}
+		if v, ok := get("ssl.truststore.location"); ok && v != "" {
+			typ, _ := get("ssl.truststore.type")
+			loc := rel(v)
+			if err := checkPEMStore(loc, typ); err != nil {
+				return nil, bad("ssl.truststore.location", "%v", err)
+			}
+			s.caFile = loc
+		}
+		if v, ok := get("ssl.certificate.location"); ok {
+			s.certFile = rel(v)
+		}
+		if v, ok := get("ssl.key.location"); ok {
+			s.keyFile = rel(v)
+		}
+		if (s.certFile == "") != (s.keyFile == "") {
+			return nil, bad("ssl.certificate.location", "ssl.certificate.location and ssl.key.location go together")
+		}
+		if v, ok := get("ssl.keystore.location"); ok && v != "" {
+			typ, _ := get("ssl.keystore.type")
+			loc := rel(v)
+			if err := checkPEMStore(loc, typ); err != nil {
+				return nil, bad("ssl.keystore.location", "%v", err)
+			}
+			s.keystoreFile = loc
+		}
+		if v, ok := get("ssl.endpoint.identification.algorithm"); ok && v == "" {
+			s.noHostVerify = true
+		}
+	}
+	return cc, nil
+}
+
+// checkPEMStore accepts a PEM store and refuses a JKS or PKCS12 one with the
+// commands that convert it. Kafka's default store type is JKS, so an untyped
+// store is sniffed.
+func checkPEMStore(path, typ string) error {
+	switch strings.ToUpper(typ) {
+	case "PEM":
+		return nil
+	case "", "JKS", "PKCS12":
+	default:
+		return fmt.Errorf("store type %q is not supported: kql reads PEM files", typ)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if typ == "" && bytes.Contains(data, []byte("-----BEGIN ")) {
+		return nil
+	}
+	kind := strings.ToUpper(typ)
+	if kind == "" {
+		kind = "JKS"
+	}
+	return fmt.Errorf("%s is a %s store; kql reads PEM only: "+pemConvertHint, path, kind, path)
+}
+
+func splitBootstrap(s string) []string {
+	var out []string
+	for _, a := range strings.Split(s, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// resolveSettings merges defaults, environment, command config and flags.
+// promptPassword is called only when a SASL password is needed and
+// $KQL_SASL_PASSWORD is not set; it returns an error off a terminal.
+func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(user string) (string, error)) (*connSettings, error) {
+	s := connSettings{bootstrap: []string{"localhost:9092"}, clientID: "kql"}
+	if env := splitBootstrap(getenv("KQL_BOOTSTRAP")); len(env) > 0 {
+		s.bootstrap = env
+	}
+	if cc != nil {
+		f := cc.settings
+		if len(f.bootstrap) > 0 {
+			s.bootstrap = f.bootstrap
+		}
+		if f.clientID != "" {
+			s.clientID = f.clientID
+		}
+		s.tls, s.caFile, s.certFile, s.keyFile, s.keystoreFile, s.noHostVerify = f.tls, f.caFile, f.certFile, f.keyFile, f.keystoreFile, f.noHostVerify
+		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword
+	}
+	if o.bootstrapSet {
+		s.bootstrap = splitBootstrap(o.bootstrap)
+	}
+	if o.clientIDSet {
+		s.clientID = o.clientID
+	}
+	if o.tls {
+		s.tls = true
+	}
+	if o.tlsCA != "" {
+		s.caFile = o.tlsCA
+	}
+	if o.tlsCert != "" {
+		s.certFile, s.keyFile, s.keystoreFile = o.tlsCert, o.tlsKey, ""
+	}
+	if o.tlsServerName != "" {
+		s.serverName = o.tlsServerName
+	}
+	if o.tlsInsecureSkipVerify {
+		s.skipVerify = true
+	}
+	if o.saslMechanism != "" {
+		s.saslMechanism = o.saslMechanism
+	}
+	if o.saslUser != "" {
+		if o.saslUser != s.saslUser {
+			s.saslPassword, s.havePassword = "", false
+		}
+		s.saslUser = o.saslUser
+	}
+	if s.saslMechanism != "" && s.saslUser == "" {
+		return nil, usagef("--sasl-mechanism %s needs --sasl-user (or sasl.jaas.config in --command-config)", s.saslMechanism)
+	}
+	if s.saslUser != "" && s.saslMechanism == "" {
+		return nil, usagef("--sasl-user needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	}
+	if s.saslMechanism != "" {
+		if pw, ok := lookupEnv(getenv, "KQL_SASL_PASSWORD"); ok {
+			s.saslPassword, s.havePassword = pw, true
+		}
+		if !s.havePassword {
+			pw, err := promptPassword(s.saslUser)
+			if err != nil {
+				return nil, err
+			}
+			s.saslPassword, s.havePassword = pw, true
+		}
+	}
+	return &s, nil
+}
+
+func lookupEnv(getenv func(string) string, name string) (string, bool) {
+	if getenv == nil {
+		return "", false
+	}
+	v := getenv(name)
+	if v == "" {
+		// An empty password is indistinguishable from an unset one through
+		// getenv; treat both as unset so the user is asked.
+		return "", false
+	}
+	return v, true
+}
+
+// kafkaConfig turns settings into the kafka package's Config.
+func (s *connSettings) kafkaConfig() (kafka.Config, error) {
+	cfg := kafka.Config{Bootstrap: s.bootstrap, ClientID: s.clientID}
+	if s.tls {
+		tc, err := s.tlsConfig()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.TLS = tc
+	}
+	if s.saslMechanism != "" {
+		m, err := saslMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.SASL = m
+	}
+	return cfg, nil
+}
+
+func saslMechanism(name, user, pass string) (sasl.Mechanism, error) {
+	switch name {
+	case "PLAIN":
+		return plain.Auth{User: user, Pass: pass}.AsMechanism(), nil
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: user, Pass: pass}.AsSha256Mechanism(), nil
+	case "SCRAM-SHA-512":
+		return scram.Auth{User: user, Pass: pass}.AsSha512Mechanism(), nil
+	}
+	return nil, fmt.Errorf("unknown SASL mechanism %q", name)
+}
+
+func (s *connSettings) tlsConfig() (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.serverName, InsecureSkipVerify: s.skipVerify}
+	if s.caFile != "" {
+		pem, err := os.ReadFile(s.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s: no PEM certificates in it", s.caFile)
+		}
+		tc.RootCAs = pool
+	}
+	switch {
+	case s.certFile != "":
+		cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate %s / key %s: %w", s.certFile, s.keyFile, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	case s.keystoreFile != "":
+		pem, err := os.ReadFile(s.keystoreFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS keystore: %w", err)
+		}
+		cert, err := tls.X509KeyPair(pem, pem)
+		if err != nil {
+			return nil, fmt.Errorf("TLS keystore %s (want one PEM file with the certificate and an unencrypted key): %w", s.keystoreFile, err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	if s.noHostVerify && !s.skipVerify {
+		// Verify the chain as usual but not the host name, which is what
+		// Kafka's ssl.endpoint.identification.algorithm= (empty) means.
+		roots := tc.RootCAs
+		tc.InsecureSkipVerify = true
+		tc.VerifyConnection = func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("broker sent no certificate")
+			}
+			inter := x509.NewCertPool()
+			for _, c := range cs.PeerCertificates[1:] {
+				inter.AddCert(c)
+			}
+			_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+			return err
+		}
+	}
+	return tc, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// options is the parsed command line.
+type options struct {
+	bootstrap     string
+	bootstrapSet  bool
+	playground    bool
+	format        string
+	check         bool
+	commandConfig string
+
+	tls                   bool
+	tlsCA, tlsCert        string
+	tlsKey                string
+	tlsServerName         string
+	tlsInsecureSkipVerify bool
+
+	saslMechanism string
+	saslUser      string
+
+	timeout     time.Duration
+	clientID    string
+	clientIDSet bool
+	keepGoing   bool
+	color       string
+	noHistory   bool
+	histFile    string
+	quiet       bool
+	version     bool
+	help        bool
+
+	scripts []scriptArg // -e and -f in the order given
+}
+
+// scriptArg is one -e statement text or one -f file, kept in command-line
+// order so that `-e A -f x.kql -e B` runs A, then x.kql, then B.
+type scriptArg struct {
+	inline bool   // -e
+	text   string // -e: the statements; -f: the path ("-" is stdin)
+}
+
+// scriptFlag is a pflag.Value appending to the shared ordered list.
+type scriptFlag struct {
+	list   *[]scriptArg
+	inline bool
+}
+
+func (f scriptFlag) String() string { return "" }
+func (f scriptFlag) Type() string {
+	if f.inline {
+		return "STMT"
+	}
+	return "FILE"
+}
+func (f scriptFlag) Set(v string) error {
+	if !f.inline && v == "" {
+		return errors.New("empty file name (use - for stdin)")
+	}
+	*f.list = append(*f.list, scriptArg{inline: f.inline, text: v})
+	return nil
+}
+
+// choiceFlag is a string flag limited to a few values, so that a wrong value
+// is rejected by the parser with the flag's name in the message.
+type choiceFlag struct {
+	v       *string
+	choices []string
+}
+
+func (f choiceFlag) String() string { return *f.v }
+func (f choiceFlag) Type() string   { return "string" }
+func (f choiceFlag) Set(v string) error {
+	for _, c := range f.choices {
+		if strings.EqualFold(v, c) {
+			*f.v = c
+			return nil
+		}
+	}
+	return fmt.Errorf("must be one of %s", strings.Join(f.choices, ", "))
+}
+
+func newFlagSet(o *options) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("kql", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard) // errors are printed by Main, once, in our words
+	fs.StringVarP(&o.bootstrap, "bootstrap", "b", "", "Kafka brokers to start from, `HOST:PORT,...` (default $KQL_BOOTSTRAP, else localhost:9092)")
+	fs.BoolVar(&o.playground, "playground", false, "start an embedded 3-broker cluster with demo data and use it")
+	fs.VarP(scriptFlag{&o.scripts, true}, "execute", "e", "run these statements and exit (repeatable)")
+	fs.VarP(scriptFlag{&o.scripts, false}, "file", "f", "run the statements in FILE and exit; - is stdin (repeatable)")
+	o.format = "table"
+	fs.Var(choiceFlag{&o.format, formatNames}, "format", "output `FORMAT`: "+strings.Join(formatNames, ", ")+" (default table)")
+	fs.BoolVar(&o.check, "check", false, "parse the statements only: report syntax errors, connect to nothing")
+	fs.StringVar(&o.commandConfig, "command-config", "", "read Kafka client properties from `FILE` (bootstrap.servers, security.protocol, sasl.*, ssl.*)")
+	fs.BoolVar(&o.tls, "tls", false, "connect with TLS")
+	fs.StringVar(&o.tlsCA, "tls-ca", "", "trust the CA certificates in PEM `FILE` (implies --tls)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "client certificate, PEM `FILE` (implies --tls; needs --tls-key)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "client private key, PEM `FILE` (implies --tls; needs --tls-cert)")
+	fs.StringVar(&o.tlsServerName, "tls-server-name", "", "expect `NAME` in broker certificates (implies --tls)")
+	fs.BoolVar(&o.tlsInsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify broker certificates (implies --tls; unsafe)")
+	fs.StringVar(&o.saslMechanism, "sasl-mechanism", "", "SASL `MECHANISM`: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
+	fs.StringVar(&o.saslUser, "sasl-user", "", "SASL `USER`; the password comes from $KQL_SASL_PASSWORD or a prompt")
+	fs.DurationVar(&o.timeout, "timeout", 0, "cancel a statement that runs longer than `DURATION` (e.g. 30s; default 0: no limit)")
+	fs.StringVar(&o.clientID, "client-id", "kql", "client id `NAME` the brokers see (default kql)")
+	fs.BoolVar(&o.keepGoing, "keep-going", false, "in scripts, run the remaining statements after one fails")
+	o.color = "auto"
+	fs.Var(choiceFlag{&o.color, []string{"auto", "always", "never"}}, "color", "use colour `WHEN`: auto, always or never (default auto; NO_COLOR is honoured)")
+	fs.BoolVar(&o.noHistory, "no-history", false, "do not read or write the REPL history file")
+	fs.StringVar(&o.histFile, "history-file", "", "keep the REPL history in `FILE` (default $XDG_STATE_HOME/kql/history or ~/.kql_history)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no banner and no notices")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.BoolVarP(&o.help, "help", "h", false, "print this help and exit")
+	return fs
+}
+
+// usageError is a mistake on the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// parseFlags parses args and checks the combinations pflag cannot.
+func parseFlags(args []string, getenv func(string) string) (*options, *pflag.FlagSet, error) {
+	o := &options{}
+	fs := newFlagSet(o)
+	if err := fs.Parse(args); err != nil {
+		return nil, fs, &usageError{flagError(err)}
+	}
+	if o.help || o.version {
+		return o, fs, nil
+	}
+	if fs.NArg() > 0 {
+		return nil, fs, usagef("unexpected argument %q: give statements with -e 'STMT;' or a file with -f FILE", fs.Arg(0))
+	}
+	o.bootstrapSet = fs.Changed("bootstrap")
+	o.clientIDSet = fs.Changed("client-id")
+	if o.bootstrapSet && strings.TrimSpace(o.bootstrap) == "" {
+		return nil, fs, usagef("--bootstrap: empty address list (want host:port[,host:port...])")
+	}
+	if o.playground {
+		for _, name := range []string{"bootstrap", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user"} {
+			if fs.Changed(name) {
+				return nil, fs, usagef("--playground starts its own cluster: it cannot be combined with --%s", name)
+			}
+		}
+	}
+	if o.timeout < 0 {
+		return nil, fs, usagef("--timeout: must not be negative, got %s", o.timeout)
+	}
+	if fs.Changed("client-id") && strings.TrimSpace(o.clientID) == "" {
+		return nil, fs, usagef("--client-id: must not be empty")
+	}
+	if fs.Changed("history-file") && o.histFile == "" {
+		return nil, fs, usagef("--history-file: empty path (use --no-history to turn history off)")
+	}
+	if o.saslMechanism != "" {
+		m := strings.ToUpper(o.saslMechanism)
+		switch m {
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+			o.saslMechanism = m
+		default:
+			return nil, fs, usagef("--sasl-mechanism: unknown mechanism %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", o.saslMechanism)
+		}
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		if o.tlsCert == "" {
+			return nil, fs, usagef("--tls-key needs --tls-cert (the client certificate for that key)")
+		}
+		return nil, fs, usagef("--tls-cert needs --tls-key (the private key of that certificate)")
+	}
+	if o.tlsCA != "" || o.tlsCert != "" || o.tlsServerName != "" || o.tlsInsecureSkipVerify {
+		o.tls = true
+	}
+	stdinScripts := 0
+	for _, s := range o.scripts {
+		if !s.inline && s.text == "-" {
+			stdinScripts++
+		}
+	}
+	if stdinScripts > 1 {
+		return nil, fs, usagef("-f -: stdin can be read only once")
+	}
+	return o, fs, nil
+}
+
+// flagError rewrites pflag's messages so that each names the flag and says
+// what to do.
+func flagError(err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown flag") || strings.HasPrefix(msg, "unknown shorthand flag") {
+		return msg + " (see kql --help)"
+	}
+	return msg
+}
+
+func printUsage(w io.Writer, fs *pflag.FlagSet) {
+	fmt.Fprint(w, `kql: an interactive KafkaQL shell for Apache Kafka
+
+Usage:
+  kql [flags]                       REPL when stdin and stdout are terminals, else run stdin as a script
+  kql -e 'STMT; STMT' [-e ...]      run statements and exit
+  kql -f FILE [-f ...]              run files and exit (- is stdin)
+  kql --playground                  try it on an embedded cluster with demo data
+
+Flags:
+`)
+	writeFlagUsages(w, fs)
+	fmt.Fprint(w, `
+Environment:
+  KQL_BOOTSTRAP       default for --bootstrap
+  KQL_SASL_PASSWORD   the SASL password (there is no flag for it)
+  NO_COLOR            turns colour off, as --color never
+
+Exit codes: 0 every statement succeeded; 1 a statement failed or a result was partial;
+2 usage or syntax error; 3 the cluster could not be reached.
+`)
+}
+
+// writeFlagUsages lists the flags in declaration order, one per line, without
+// pflag's "[=true|false]" noise on boolean flags.
+func writeFlagUsages(w io.Writer, fs *pflag.FlagSet) {
+	tw := tabwriter.NewWriter(w, 0, 4, 3, ' ', 0)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		name, usage := pflag.UnquoteUsage(f)
+		short := "    "
+		if f.Shorthand != "" {
+			short = "-" + f.Shorthand + ", "
+		}
+		arg := ""
+		if f.Value.Type() != "bool" {
+			if name == "" || name == "string" {
+				name = strings.ToUpper(f.Value.Type())
+			}
+			arg = " " + name
+		}
+		fmt.Fprintf(tw, "  %s--%s%s\t%s\n", short, f.Name, arg, usage)
+	})
+	tw.Flush()
+}

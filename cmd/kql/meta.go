@@ -1,0 +1,260 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// metaCommand is one backslash command of the REPL. They live in one table
+// so that \? , completion and dispatch can never disagree.
+type metaCommand struct {
+	name string // without the backslash
+	args string // argument synopsis for \?
+	help string
+	run  func(a *app, ctx context.Context, arg string) error
+}
+
+func metaCommands() []metaCommand {
+	cmds := []metaCommand{
+		{"?", "", "list meta-commands", (*app).metaList},
+		{"help", "[STATEMENT]", "statement syntax and examples; how bytes are shown", (*app).metaHelp},
+		{"q", "", "quit (Ctrl-D on an empty line does the same)", func(*app, context.Context, string) error { return errQuit }},
+		{"format", "[NAME]", "output format: " + strings.Join(formatNames, ", ") + " (no NAME: show it)", (*app).metaFormat},
+		{"x", "[on|off]", "toggle expanded output (one column | value block per row) for the table format", (*app).metaExpanded},
+		{"timing", "[on|off]", "toggle printing each statement's run time", (*app).metaTiming},
+		{"trace", "[on|off]", "toggle printing each broker request (api, broker, partitions or groups, duration, error)", (*app).metaTrace},
+		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
+		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
+		{"next", "", "the next, older page of the last CONSUME (prints the statement it runs)", (*app).metaNext},
+		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	return cmds
+}
+
+// runMeta runs one meta-command line such as `\format json`.
+func (a *app) runMeta(ctx context.Context, line string) error {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), `\`), " ")
+	arg = strings.TrimSpace(arg)
+	arg = strings.TrimSuffix(arg, ";") // \x; is a common slip
+	name = strings.TrimSuffix(name, ";")
+	for _, m := range metaCommands() {
+		if m.name == name {
+			return m.run(a, ctx, strings.TrimSpace(arg))
+		}
+	}
+	return fmt.Errorf(`unknown meta-command \%s: \? lists the meta-commands`, name)
+}
+
+func (a *app) metaList(context.Context, string) error {
+	tw := tabwriter.NewWriter(a.stderr, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "Meta-commands (run on Enter; statements end with ;):")
+	for _, m := range metaCommands() {
+		fmt.Fprintf(tw, "  \\%s %s\t%s\n", m.name, m.args, m.help)
+	}
+	return tw.Flush()
+}
+
+const bytesHelp = `How keys, values and header values are shown:
+  Bytes that are valid UTF-8 are shown as text. Any other bytes are shown as a
+  KafkaQL hex literal, x'…' (for example x'00ff'), which you can paste back
+  into a PRODUCE. A text value that itself looks like x'…' is shown in hex as
+  well, so what you see is never ambiguous. The same rule holds in every
+  output format. A missing key or a tombstone's value is NULL (null in JSON),
+  never an empty string.`
+
+func (a *app) metaHelp(_ context.Context, arg string) error {
+	entries := statementHelp()
+	if arg != "" {
+		var match []helpEntry
+		want := strings.Join(strings.Fields(strings.ToUpper(strings.TrimSuffix(arg, ";"))), " ")
+		switch { // aliases lead to the statement they stand for
+		case want == "DESC" || strings.HasPrefix(want, "DESC "):
+			want = "DESCRIBE" + strings.TrimPrefix(want, "DESC")
+		case want == "SELECT" || strings.HasPrefix(want, "SELECT "):
+			want = "CONSUME"
+		case want == "SHOW CONSUMERS":
+			want = "SHOW GROUPS"
+		}
+		for _, e := range entries {
+			name := strings.ToUpper(e.Name)
+			if name == want {
+				match = []helpEntry{e}
+				break
+			}
+			if strings.HasPrefix(name, want) {
+				match = append(match, e)
+			}
+		}
+		if len(match) == 0 {
+			return fmt.Errorf(`no statement named %q: \help lists them`, arg)
+		}
+		for i, e := range match {
+			if i > 0 {
+				fmt.Fprintln(a.stderr)
+			}
+			fmt.Fprintf(a.stderr, "%s\n  syntax:  %s\n  example: %s;\n", e.Name, strings.ReplaceAll(e.Syntax, "\n", "\n  "), e.Example)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stderr, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "Statements (each ends with ;):")
+	for _, e := range entries {
+		first, _, _ := strings.Cut(e.Syntax, "\n") // details are for \help NAME
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, first)
+	}
+	tw.Flush()
+	fmt.Fprintln(a.stderr, "\\help STATEMENT shows one statement with an example; \\? lists meta-commands.")
+	fmt.Fprintln(a.stderr)
+	fmt.Fprintln(a.stderr, bytesHelp)
+	return nil
+}
+
+func (a *app) metaFormat(_ context.Context, arg string) error {
+	if arg == "" {
+		fmt.Fprintf(a.stderr, "Output format is %s.\n", a.format)
+		return nil
+	}
+	f, err := parseFormat(arg)
+	if err != nil {
+		return fmt.Errorf(`\format: %v`, err)
+	}
+	a.format = f
+	fmt.Fprintf(a.stderr, "Output format is %s.\n", f)
+	return nil
+}
+
+// toggle applies [on|off] to a setting; no argument flips it.
+func toggle(cmd string, v *bool, arg string) error {
+	switch strings.ToLower(arg) {
+	case "":
+		*v = !*v
+	case "on", "true", "1":
+		*v = true
+	case "off", "false", "0":
+		*v = false
+	default:
+		return fmt.Errorf(`\%s: want on or off, got %q`, cmd, arg)
+	}
+	return nil
+}
+
+func onOff(v bool) string {
+	if v {
+		return "on"
+	}
+	return "off"
+}
+
+func (a *app) metaExpanded(_ context.Context, arg string) error {
+	if err := toggle("x", &a.expanded, arg); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "Expanded display is %s.\n", onOff(a.expanded))
+	return nil
+}
+
+func (a *app) metaTiming(_ context.Context, arg string) error {
+	if err := toggle("timing", &a.timing, arg); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "Timing is %s.\n", onOff(a.timing))
+	return nil
+}
+
+func (a *app) metaTrace(_ context.Context, arg string) error {
+	if err := toggle("trace", &a.tracing, arg); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "Trace is %s.\n", onOff(a.tracing))
+	return nil
+}
+
+func (a *app) metaOutput(_ context.Context, arg string) error {
+	if a.outFile != nil {
+		if err := a.outFile.Close(); err != nil {
+			a.errorf(`\o: closing %s: %v`, a.outName, err)
+		}
+		a.outFile, a.outName, a.out = nil, "", a.ios.Out
+	}
+	if arg == "" {
+		fmt.Fprintln(a.stderr, "Results go to stdout.")
+		return nil
+	}
+	f, err := os.OpenFile(arg, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf(`\o: %w`, err)
+	}
+	a.outFile, a.outName, a.out = f, arg, f
+	fmt.Fprintf(a.stderr, "Results go to %s (\\o alone: back to stdout).\n", arg)
+	return nil
+}
+
+func (a *app) metaInclude(ctx context.Context, arg string) error {
+	if arg == "" {
+		return fmt.Errorf(`\i needs a file name: \i FILE`)
+	}
+	data, err := os.ReadFile(arg)
+	if err != nil {
+		return fmt.Errorf(`\i: %w`, err)
+	}
+	s := &script{name: arg, text: string(data)}
+	if !a.parseScript(s) {
+		return fmt.Errorf(`\i %s: nothing was run: fix the syntax errors above`, arg)
+	}
+	for _, ps := range s.stmts {
+		sctx, stop := a.rt.statementContext(ctx)
+		out, err := a.execute(sctx, ps.stmt)
+		cancelled := sctx.Err() != nil
+		stop()
+		if err == nil {
+			continue
+		}
+		a.errorf("%s:%d: %v", s.name, ps.src.Line, err)
+		if cancelled || (out == failed && !a.opts.keepGoing) {
+			return fmt.Errorf(`\i %s: stopped at line %d`, arg, ps.src.Line)
+		}
+	}
+	return nil
+}
+
+func (a *app) metaNext(ctx context.Context, _ string) error {
+	if a.pager == nil {
+		return fmt.Errorf(`\next pages back through the last CONSUME, and there is none yet`)
+	}
+	next, ok := a.pager.NextPage()
+	if !ok {
+		return fmt.Errorf(`\next: no older page: the last CONSUME reached the oldest record of every partition it read`)
+	}
+	fmt.Fprintln(a.stderr, runnable(next))
+	a.runInteractive(ctx, next)
+	return nil
+}
+
+func (a *app) metaConnect(ctx context.Context, arg string) error {
+	bootstrap := splitBootstrap(arg)
+	if len(bootstrap) == 0 {
+		return fmt.Errorf(`\connect needs a bootstrap address: \connect host:port[,host:port...]`)
+	}
+	cfg := a.kcfg
+	cfg.Bootstrap = bootstrap
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	conn, err := a.rt.dial(dctx, cfg)
+	if err != nil {
+		return fmt.Errorf(`\connect: %w (still connected to %s)`, err, strings.Join(a.kcfg.Bootstrap, ","))
+	}
+	a.kcfg = cfg
+	a.setConnection(conn)
+	if a.ios.ErrTTY {
+		a.banner(ctx)
+	} else {
+		a.noticef("connected to %s", strings.Join(bootstrap, ","))
+	}
+	return nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// progress shows "N rows, R rows/s" on a terminal stderr while a long
+// statement runs, and nothing anywhere else. The line is erased before any
+// result output is written, so it never ends up mixed into the data.
+type progress struct {
+	res    result.Result
+	active bool
+	errOut io.Writer
+
+	rows      atomic.Int64
+	mu        sync.Mutex
+	shown     bool
+	lastWrite time.Time
+	start     time.Time
+	done      chan struct{}
+	wg        sync.WaitGroup
+}
+
+const (
+	progressAfter = time.Second            // quick statements never show it
+	progressEvery = 250 * time.Millisecond // refresh rate
+	progressQuiet = 500 * time.Millisecond // not while results are streaming to the screen
+)
+
+func (a *app) startProgress(res result.Result) *progress {
+	p := &progress{res: res, errOut: a.stderr, start: time.Now()}
+	if !a.ios.ErrTTY || a.opts.quiet {
+		return p
+	}
+	p.active = true
+	p.done = make(chan struct{})
+	p.wg.Add(1)
+	go p.loop()
+	return p
+}
+
+func (p *progress) loop() {
+	defer p.wg.Done()
+	t := time.NewTicker(progressEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case now := <-t.C:
+			p.mu.Lock()
+			if now.Sub(p.start) >= progressAfter && now.Sub(p.lastWrite) >= progressQuiet {
+				n := p.rows.Load()
+				rate := float64(n) / now.Sub(p.start).Seconds()
+				fmt.Fprintf(p.errOut, "\r\033[K%d rows so far, %.0f rows/s (Ctrl-C cancels)", n, rate)
+				p.shown = true
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// clear erases the progress line; the caller holds p.mu.
+func (p *progress) clear() {
+	if p.shown {
+		fmt.Fprint(p.errOut, "\r\033[K")
+		p.shown = false
+	}
+}
+
+func (p *progress) stop() {
+	if !p.active {
+		return
+	}
+	close(p.done)
+	p.wg.Wait()
+	p.mu.Lock()
+	p.clear()
+	p.mu.Unlock()
+}
+
+func (p *progress) result() result.Result {
+	if !p.active {
+		return p.res
+	}
+	return countingResult{p}
+}
+
+func (p *progress) writer(w io.Writer) io.Writer {
+	if !p.active {
+		return w
+	}
+	return progressWriter{p, w}
+}
+
+type countingResult struct{ p *progress }
+
+func (c countingResult) Columns() []result.Column { return c.p.res.Columns() }
+func (c countingResult) Err() error               { return c.p.res.Err() }
+func (c countingResult) Close()                   { c.p.res.Close() }
+func (c countingResult) Next() (result.Row, bool) {
+	row, ok := c.p.res.Next()
+	if ok {
+		c.p.rows.Add(1)
+	}
+	return row, ok
+}
+
+type progressWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (pw progressWriter) Write(b []byte) (int, error) {
+	pw.p.mu.Lock()
+	pw.p.clear()
+	pw.p.lastWrite = time.Now()
+	pw.p.mu.Unlock()
+	return pw.w.Write(b)
+}

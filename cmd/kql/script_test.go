@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestMain lets testscript run the real kql command: the test binary,
+// installed on $PATH as "kql", runs Main when invoked under that name.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"kql": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+var updateScripts = flag.Bool("update", false, "rewrite the files that cmp compares in testdata/script/*.txtar (review the diff)")
+
+type clusterKey struct{}
+
+// TestScripts runs testdata/script/*.txtar. Each script gets its own
+// 3-broker kfake cluster in $KQL_BOOTSTRAP, and these commands:
+//
+//	topic NAME PARTITIONS [key=value ...]   create a topic
+//	produce TOPIC N                         N records: key kI, value {"n":I}, header h=I, time 2024-01-01T00:00:00Z + I s
+//	commit GROUP TOPIC PARTITION OFFSET     commit a group offset
+//	exits CODE COMMAND [ARGS...]            run COMMAND (as exec does) and require exit code CODE
+//	cluster NAME [sasl MECHANISM USER PASS] [tls|mtls]
+//	                                        start another cluster: $NAME_BOOTSTRAP; with tls or mtls (client
+//	                                        certificates required) $WORK/NAME-ca.pem, NAME-cert.pem, NAME-key.pem
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "script"),
+		RequireExplicitExec: true,
+		UpdateScripts:       *updateScripts,
+		Setup: func(env *testscript.Env) error {
+			c, err := kfake.NewCluster(kfake.NumBrokers(3))
+			if err != nil {
+				return err
+			}
+			env.Defer(c.Close)
+			env.Values[clusterKey{}] = c
+			env.Setenv("KQL_BOOTSTRAP", strings.Join(c.ListenAddrs(), ","))
+			env.Setenv("NO_COLOR", "")
+			env.Setenv("HOME", env.WorkDir) // a history file never lands in the real home
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"topic":   cmdTopic,
+			"produce": cmdProduce,
+			"commit":  cmdCommit,
+			"cluster": cmdCluster,
+			"exits":   cmdExits,
+		},
+	})
+}
+
+func scriptCluster(ts *testscript.TestScript) *kfake.Cluster {
+	return ts.Value(clusterKey{}).(*kfake.Cluster)
+}
+
+func cmdTopic(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: topic NAME PARTITIONS [key=value ...]")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	cfg := map[string]string{}
+	for _, kv := range args[2:] {
+		k, v, _ := strings.Cut(kv, "=")
+		cfg[k] = v
+	}
+	ts.Check(scriptCluster(ts).CreateTopic(args[0], int32(n), cfg))
+}
+
+// scriptBase is the timestamp of the first record produce writes.
+var scriptBase = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func scriptRecord(topic string, i int) *kgo.Record {
+	return &kgo.Record{
+		Topic:     topic,
+		Key:       []byte(fmt.Sprintf("k%d", i)),
+		Value:     []byte(fmt.Sprintf(`{"n":%d}`, i)),
+		Headers:   []kgo.RecordHeader{{Key: "h", Value: []byte(strconv.Itoa(i))}},
+		Timestamp: scriptBase.Add(time.Duration(i) * time.Second),
+	}
+}
+
+func cmdProduce(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: produce TOPIC N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(scriptCluster(ts).ListenAddrs()...))
+	ts.Check(err)
+	defer cl.Close()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = scriptRecord(args[0], i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ts.Check(cl.ProduceSync(ctx, recs...).FirstErr())
+}
+
+func cmdCommit(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: commit GROUP TOPIC PARTITION OFFSET")
+	}
+	p, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	o, err := strconv.ParseInt(args[3], 10, 64)
+	ts.Check(err)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(scriptCluster(ts).ListenAddrs()...))
+	ts.Check(err)
+	defer cl.Close()
+	var offs kadm.Offsets
+	offs.AddOffset(args[1], int32(p), o, -1)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := kadm.NewClient(cl).CommitOffsets(ctx, args[0], offs)
+	ts.Check(err)
+	ts.Check(resp.Error())
+}
+
+func cmdCluster(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: cluster NAME [sasl MECHANISM USER PASS] [tls]")
+	}
+	name := args[0]
+	opts := []kfake.Opt{kfake.NumBrokers(3)}
+	for rest := args[1:]; len(rest) > 0; {
+		switch rest[0] {
+		case "sasl":
+			if len(rest) < 4 {
+				ts.Fatalf("sasl needs MECHANISM USER PASS")
+			}
+			opts = append(opts, kfake.EnableSASL(), kfake.Superuser(rest[1], rest[2], rest[3]))
+			rest = rest[4:]
+		case "tls", "mtls":
+			pki, err := makeTestPKI()
+			ts.Check(err)
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-ca.pem"), pki.caPEM, 0o644))
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-cert.pem"), pki.certPEM, 0o644))
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-key.pem"), pki.keyPEM, 0o600))
+			cfg := pki.server
+			if rest[0] == "mtls" { // brokers demand a client certificate from the CA
+				pool := x509.NewCertPool()
+				pool.AppendCertsFromPEM(pki.caPEM)
+				cfg = cfg.Clone()
+				cfg.ClientCAs, cfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+			}
+			opts = append(opts, kfake.TLS(cfg))
+			rest = rest[1:]
+		default:
+			ts.Fatalf("unknown cluster option %q", rest[0])
+		}
+	}
+	c, err := kfake.NewCluster(opts...)
+	ts.Check(err)
+	ts.Defer(c.Close)
+	ts.Setenv(strings.ToUpper(name)+"_BOOTSTRAP", strings.Join(c.ListenAddrs(), ","))
+}
+
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *osexec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("%s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}

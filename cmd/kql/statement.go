@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kql-dev/kql/exec"
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/render"
+	"github.com/kql-dev/kql/result"
+)
+
+// outcome of one statement.
+type outcome int
+
+const (
+	succeeded outcome = iota
+	partial           // rows were printed but some sources did not answer
+	failed
+)
+
+// statementError is a statement that failed, with the text that names it.
+type statementError struct {
+	stmt string // the statement, formatted, without its ';'
+	err  error
+}
+
+func (e *statementError) Error() string { return e.stmt + ": " + describeError(e.err) }
+func (e *statementError) Unwrap() error { return e.err }
+
+// execute runs one statement and renders its result to the current output.
+// ctx is cancelled by Ctrl-C; --timeout is applied here, per statement.
+func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error) {
+	if a.opts.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, a.opts.timeout, errStatementTimeout{a.opts.timeout})
+		defer cancel()
+	}
+	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(stmt)), ";")
+	if a.tracing {
+		// Only while a statement runs: the completer's background
+		// refreshes must not print over the prompt.
+		a.conn.setTrace(a.printTrace)
+		defer a.conn.setTrace(nil)
+	}
+	start := time.Now()
+	res, err := a.conn.exec.Execute(ctx, stmt)
+	if err != nil {
+		a.failed = true
+		return failed, &statementError{name, contextCause(ctx, err)}
+	}
+	defer res.Close()
+	if p, ok := res.(exec.Pager); ok {
+		if _, isConsume := stmt.(*lang.Consume); isConsume {
+			a.pager = p
+		}
+	}
+
+	prog := a.startProgress(res)
+	rows, err := renderResult(prog.writer(a.out), prog.result(), a.renderOptions())
+	prog.stop()
+	elapsed := time.Since(start)
+
+	if n, ok := res.(result.Noticer); ok {
+		for _, note := range n.Notices() {
+			a.noticef("%s", note)
+		}
+	}
+	if a.timing {
+		fmt.Fprintf(a.stderr, "Time: %s (%d %s)\n", formatDuration(elapsed), rows, plural(int(rows), "row", "rows"))
+	}
+	if a.complete != nil {
+		a.complete.refresh() // a CREATE or DROP may have changed the names
+	}
+	switch {
+	case err == nil:
+		return succeeded, nil
+	case result.IsPartial(err):
+		a.failed = true
+		return partial, &statementError{name, err}
+	default:
+		a.failed = true
+		return failed, &statementError{name, contextCause(ctx, err)}
+	}
+}
+
+func (a *app) renderOptions() renderOptions {
+	o := renderOptions{Format: a.format, Footer: true, BatchSize: 1000}
+	if a.expanded && a.format == render.Table {
+		o.Format = render.Expanded
+	}
+	if a.outFile == nil {
+		o.Color = a.colorOut
+		if a.ios.OutTTY {
+			o.Width = a.ios.Width()
+		}
+	}
+	return o
+}
+
+// errStatementTimeout is the cause of a statement's context when --timeout hit.
+type errStatementTimeout struct{ d time.Duration }
+
+func (e errStatementTimeout) Error() string {
+	return fmt.Sprintf("cancelled after --timeout %s", e.d)
+}
+
+var errCancelled = errors.New("cancelled (Ctrl-C)")
+
+// contextCause replaces a bare context error with why the context ended:
+// the per-statement timeout or Ctrl-C.
+func contextCause(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if cause := context.Cause(ctx); cause != nil {
+			var t errStatementTimeout
+			if errors.As(cause, &t) {
+				return t
+			}
+		}
+		return errCancelled
+	}
+	return err
+}
+
+func describeError(err error) string {
+	return err.Error()
+}
+
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond))
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return d.Round(time.Millisecond).String()
+	}
+}
+
+// printTrace is the \trace hook: one line per broker request, on stderr.
+func (a *app) printTrace(ev kafka.TraceEvent) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace: %s -> broker %d (%s)", ev.API, ev.Broker, ev.Addr)
+	if len(ev.Items) > 0 {
+		const show = 8
+		items := ev.Items
+		more := ""
+		if len(items) > show {
+			more = fmt.Sprintf(" +%d more", len(items)-show)
+			items = items[:show]
+		}
+		fmt.Fprintf(&b, " [%s%s]", strings.Join(items, " "), more)
+	}
+	fmt.Fprintf(&b, " %s", formatDuration(ev.Duration))
+	if ev.Err != nil {
+		fmt.Fprintf(&b, " error: %v", ev.Err)
+	}
+	b.WriteByte('\n')
+	a.stderr.Write([]byte(b.String()))
+}

@@ -1,0 +1,247 @@
+package lang
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// The participle grammar. It only decides the shape of a statement; the
+// conversion in parse.go turns it into the AST and checks everything a
+// grammar cannot say well (number ranges, clauses given twice, PRODUCE
+// without KEY or VALUE) with an error at the offending token.
+//
+// Keywords are untyped, case-insensitive literals, and every bare word is
+// an Ident token, so a keyword is also a valid name wherever the grammar
+// wants a name (a topic may be called "topics"). Strings keep their quotes
+// in the token value, so a quoted 'SHOW' never matches the keyword SHOW.
+//
+// The Probe token type exists only for error messages: a Probe token
+// matches keyword literals but not @Ident, which lets errors.go ask the
+// grammar "is the keyword LIMIT accepted here, as a keyword?".
+
+const (
+	ttIdent lexer.TokenType = iota + 1
+	ttString
+	ttHex
+	ttNumber
+	ttDuration
+	ttPunct
+	ttProbe
+)
+
+var tokenTypes = map[tokKind]lexer.TokenType{
+	tkEOF:      lexer.EOF,
+	tkWord:     ttIdent,
+	tkString:   ttString,
+	tkHex:      ttHex,
+	tkNumber:   ttNumber,
+	tkDuration: ttDuration,
+	tkPunct:    ttPunct,
+}
+
+type gRoot struct {
+	Explain bool   `parser:"@'EXPLAIN'?"`
+	Stmt    *gStmt `parser:"@@"`
+}
+
+type gStmt struct {
+	Show     *gShow     `parser:"  @@"`
+	Describe *gDescribe `parser:"| @@"`
+	Consume  *gConsume  `parser:"| @@"`
+	Produce  *gProduce  `parser:"| @@"`
+	Create   *gCreate   `parser:"| @@"`
+	Drop     *gDrop     `parser:"| @@"`
+}
+
+type gShow struct {
+	Listing string `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
+	Like    *gLike `parser:"         @@?"`
+	Single  string `parser:"       | @('BROKERS' | 'CLUSTER') )"`
+}
+
+type gLike struct {
+	Pos     lexer.Position
+	Pattern string `parser:"'LIKE' @String"`
+}
+
+type gDescribe struct {
+	Kind string `parser:"('DESCRIBE' | 'DESC') @('TOPIC' | 'GROUP')"`
+	Name *gName `parser:"@@"`
+}
+
+type gName struct {
+	Pos  lexer.Position
+	Word string `parser:"  @Ident"`
+	Str  string `parser:"| @String"`
+}
+
+type gConsume struct {
+	Topic   *gName            `parser:"( 'CONSUME' 'FROM'? | 'SELECT' '*'? 'FROM'? ) @@"`
+	Clauses []*gConsumeClause `parser:"@@*"`
+}
+
+type gConsumeClause struct {
+	Pos    lexer.Position
+	From   *gStart `parser:"  'FROM' @@"`
+	PartKw string  `parser:"| @('PARTITION' | 'PARTITIONS')"`
+	Parts  *gParts `parser:"  @@"`
+	Limit  *gNum   `parser:"| 'LIMIT' @@"`
+	SkipKw string  `parser:"| @('SKIP' | 'OFFSET')"`
+	Skip   *gNum   `parser:"  @@"`
+}
+
+type gStart struct {
+	Pos    lexer.Position
+	Newest bool     `parser:"  @('NEWEST' | 'LATEST' | 'END')"`
+	Oldest bool     `parser:"| @('OLDEST' | 'EARLIEST' | 'BEGINNING' | 'START')"`
+	Offset *gNum    `parser:"| 'OFFSET' @@"`
+	Time   *gTime   `parser:"| ('TIMESTAMP' | 'TIME') @@"`
+	Ago    *gDur    `parser:"| @@ 'AGO'"`
+	PairKw string   `parser:"| @('TAIL' | 'ANCHOR')"`
+	Pairs  []*gPair `parser:"  '(' @@ ( ',' @@ )* ')'"`
+}
+
+type gTime struct {
+	Pos lexer.Position
+	Num string `parser:"  @Number"`
+	Str string `parser:"| @String"`
+}
+
+type gDur struct {
+	Pos  lexer.Position
+	Text string `parser:"@Duration"`
+}
+
+type gPair struct {
+	Part   *gNum `parser:"@@ ':'"`
+	Offset *gNum `parser:"@@"`
+}
+
+type gParts struct {
+	One  *gNum   `parser:"  @@"`
+	List []*gNum `parser:"| '(' @@ ( ',' @@ )* ')'"`
+}
+
+type gNum struct {
+	Pos  lexer.Position
+	Text string `parser:"@Number"`
+}
+
+type gProduce struct {
+	Topic   *gName            `parser:"'PRODUCE' 'INTO'? @@"`
+	Clauses []*gProduceClause `parser:"@@*"`
+}
+
+type gProduceClause struct {
+	Pos     lexer.Position
+	Key     *gLit  `parser:"  'KEY' @@"`
+	ValueKw string `parser:"| @('VALUE' | 'PAYLOAD')"`
+	Value   *gLit  `parser:"  @@"`
+	Part    *gNum  `parser:"| 'PARTITION' @@"`
+	HKey    *gName `parser:"| 'HEADER' @@"`
+	HValue  *gLit  `parser:"  @@"`
+}
+
+type gLit struct {
+	Pos  lexer.Position
+	Null bool   `parser:"  @'NULL'"`
+	Str  string `parser:"| @String"`
+	Hex  string `parser:"| @Hex"`
+}
+
+type gCreate struct {
+	Topic   *gName           `parser:"'CREATE' 'TOPIC' @@"`
+	Clauses []*gCreateClause `parser:"@@*"`
+}
+
+type gCreateClause struct {
+	Pos         lexer.Position
+	Partitions  *gNum      `parser:"  'PARTITIONS' @@"`
+	Replication *gNum      `parser:"| 'REPLICATION' @@"`
+	With        []*gConfig `parser:"| 'WITH' '(' @@ ( ',' @@ )* ')'"`
+}
+
+type gConfig struct {
+	Name  *gName      `parser:"@@ '='"`
+	Value *gConfValue `parser:"@@"`
+}
+
+type gConfValue struct {
+	Pos  lexer.Position
+	Str  string `parser:"  @String"`
+	Num  string `parser:"| @Number"`
+	Word string `parser:"| @Ident"`
+	Dur  string `parser:"| @Duration"`
+}
+
+type gDrop struct {
+	IfExists bool   `parser:"'DROP' 'TOPIC' ( @'IF' 'EXISTS' )?"`
+	Topic    *gName `parser:"@@"`
+}
+
+// tokenDefinition tells participle the token types; lexing itself happens
+// in lex, and parse feeds the tokens through sliceLexer.
+type tokenDefinition struct{}
+
+func (tokenDefinition) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF": lexer.EOF, "Ident": ttIdent, "String": ttString, "Hex": ttHex,
+		"Number": ttNumber, "Duration": ttDuration, "Punct": ttPunct, "Probe": ttProbe,
+	}
+}
+
+func (tokenDefinition) Lex(_ string, r io.Reader) (lexer.Lexer, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading KafkaQL: %w", err)
+	}
+	toks, e := lex(string(src))
+	if e != nil {
+		return nil, newLexError(string(src), e)
+	}
+	return &sliceLexer{toks: participleTokens(toks)}, nil
+}
+
+type sliceLexer struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (l *sliceLexer) Next() (lexer.Token, error) {
+	if l.i >= len(l.toks) {
+		return l.toks[len(l.toks)-1], nil // EOF, repeatedly
+	}
+	t := l.toks[l.i]
+	l.i++
+	return t, nil
+}
+
+func participleTokens(toks []token) []lexer.Token {
+	out := make([]lexer.Token, len(toks))
+	for i, t := range toks {
+		out[i] = lexer.Token{Type: tokenTypes[t.kind], Value: t.text,
+			Pos: lexer.Position{Offset: t.off, Line: t.line, Column: t.col}}
+	}
+	return out
+}
+
+var grammar = participle.MustBuild[gRoot](
+	participle.Lexer(tokenDefinition{}),
+	participle.CaseInsensitive("Ident", "Probe"),
+	// No lookahead: once an alternative has matched its first token it is
+	// chosen, so an error is reported at the token that broke it (the
+	// "two" of PARTITION (0,two,2)), not where an enclosing rule gave up.
+	participle.UseLookahead(0),
+)
+
+// parseTokens runs the grammar over toks, which must end with an EOF token.
+func parseTokens(toks []lexer.Token) (*gRoot, error) {
+	peek, err := lexer.Upgrade(&sliceLexer{toks: toks})
+	if err != nil {
+		return nil, err
+	}
+	return grammar.ParseFromLexer(peek)
+}

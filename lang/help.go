@@ -1,0 +1,52 @@
+package lang
+
+// HelpEntry describes one statement for the shell's \help.
+type HelpEntry struct {
+	Name    string // SHOW TOPICS
+	Syntax  string // SHOW TOPICS [LIKE 'glob']
+	Example string // a statement that parses
+}
+
+var statementHelp = []HelpEntry{
+	{"SHOW TOPICS", "SHOW TOPICS [LIKE 'glob']", "SHOW TOPICS LIKE 'orders*'"},
+	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']  (alias SHOW CONSUMERS)", "SHOW GROUPS LIKE 'billing-*'"},
+	{"SHOW BROKERS", "SHOW BROKERS", "SHOW BROKERS"},
+	{"SHOW CLUSTER", "SHOW CLUSTER", "SHOW CLUSTER"},
+	{"DESCRIBE TOPIC", "DESCRIBE TOPIC name  (alias DESC)", "DESCRIBE TOPIC orders"},
+	{"DESCRIBE GROUP", "DESCRIBE GROUP name  (alias DESC)", "DESC GROUP billing"},
+	{"CONSUME", "CONSUME [FROM] name [FROM start] [PARTITION n | PARTITION (n, ...)] [LIMIT n] [SKIP n]\n" +
+		"  start := NEWEST | OLDEST | OFFSET n | TIMESTAMP time | duration AGO | TAIL (p:o, ...) | ANCHOR (p:o, ...)\n" +
+		"  alias: SELECT [*] FROM name ...; clauses in any order, each at most once",
+		"CONSUME orders FROM 15m AGO PARTITION (0, 2) LIMIT 20"},
+	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [PARTITION n] [HEADER k v ...]\n" +
+		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat",
+		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
+	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
+		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
+	{"DROP TOPIC", "DROP TOPIC [IF EXISTS] name", "DROP TOPIC IF EXISTS orders"},
+	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
+}
+
+// StatementHelp returns one entry per statement, in the order \help lists them.
+func StatementHelp() []HelpEntry {
+	return append([]HelpEntry(nil), statementHelp...)
+}
+
+// CheckScript parses every statement of script and returns every error, not
+// only the first, with positions and source lines from the script itself.
+// It needs no cluster: this is what kql --check runs.
+func CheckScript(script string) []error {
+	srcs, err := Split(script)
+	var errs []error
+	for _, s := range srcs {
+		if _, e := parse(s.Text); e != nil {
+			e.shift(s.Line, s.Col)
+			e.SourceLine = sourceLine(script, e.Line)
+			errs = append(errs, e)
+		}
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}

@@ -1,0 +1,56 @@
+package lang
+
+import (
+	"sort"
+	"strings"
+)
+
+// keywordOrder lists every keyword in the order error messages list them:
+// statements first, then each statement's words in grammar order.
+var keywordOrder = []string{
+	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "EXPLAIN",
+	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
+	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
+	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
+	"INTO", "KEY", "VALUE", "PAYLOAD",
+	"PARTITION", "PARTITIONS", "LIMIT", "SKIP", "HEADER", "NULL",
+	"REPLICATION", "WITH", "IF", "EXISTS",
+}
+
+// aliasOf maps an alias to the keyword it stands for. Expected-token lists
+// leave an alias out when its keyword is also expected, so they read
+// "NEWEST, OLDEST" rather than every spelling.
+var aliasOf = map[string]string{
+	"DESC":       "DESCRIBE",
+	"SELECT":     "CONSUME",
+	"CONSUMERS":  "GROUPS",
+	"LATEST":     "NEWEST",
+	"END":        "NEWEST",
+	"EARLIEST":   "OLDEST",
+	"BEGINNING":  "OLDEST",
+	"START":      "OLDEST",
+	"TIME":       "TIMESTAMP",
+	"PARTITIONS": "PARTITION",
+	"OFFSET":     "SKIP", // bare OFFSET n in CONSUME; after FROM, OFFSET is itself
+	"PAYLOAD":    "VALUE",
+}
+
+var keywordRank = func() map[string]int {
+	m := make(map[string]int, len(keywordOrder))
+	for i, k := range keywordOrder {
+		m[k] = i
+	}
+	return m
+}()
+
+func isKeyword(word string) bool {
+	_, ok := keywordRank[strings.ToUpper(word)]
+	return ok
+}
+
+// Keywords returns every keyword, upper-case and sorted, for Tab completion.
+func Keywords() []string {
+	out := append([]string(nil), keywordOrder...)
+	sort.Strings(out)
+	return out
+}
