@@ -68,4 +68,3 @@ func BenchmarkConsumeOldest100k(b *testing.B) { benchConsume(b, lang.FromOldest,
 
 // BenchmarkConsumeNewest100k reads the newest 100k: key scan, then the page.
 func BenchmarkConsumeNewest100k(b *testing.B) { benchConsume(b, lang.FromNewest, 100_000) }
-

@@ -265,6 +265,7 @@ func TestBrokerKilledStatementsAnswerOrNameIt(t *testing.T) {
 		}
 	}
 	rows, _, err := run(t, s, &lang.DescribeTopic{Topic: topic})
+	t.Logf("DESCRIBE TOPIC right after the kill: %v", err)
 	namesVictim(err)
 	require.Len(t, rows, 6, "every partition keeps its row")
 

@@ -66,6 +66,8 @@ type Cluster struct {
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
 
+	seeds []*kgo.Broker // in Bootstrap order
+
 	prodMu sync.Mutex
 	prod   *kgo.Client
 }
@@ -105,9 +107,12 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Trace != nil {
 		c.SetTrace(cfg.Trace)
 	}
+	c.seeds = cl.SeedBrokers()
+	// Read the brokers now: every later any-broker request can then move
+	// past a dead broker instead of depending on which seed kgo picks.
 	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
-	if err := cl.Ping(pctx); err != nil {
+	if _, err := c.Metadata(pctx, []string{}); err != nil {
 		cl.Close()
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
 	}

@@ -146,6 +146,14 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	return m, nil
 }
 
+// Latest returns the newest metadata read by any statement (nil before the
+// first), so a long statement can follow a leader that moved while it ran.
+func (c *Cluster) Latest() *Metadata {
+	c.metaMu.Lock()
+	defer c.metaMu.Unlock()
+	return c.lastMeta
+}
+
 // addr returns the advertised address of broker id from the newest metadata.
 func (c *Cluster) addr(id int32) string {
 	c.metaMu.Lock()
@@ -159,7 +167,7 @@ func (c *Cluster) addr(id int32) string {
 
 // metaCache is embedded in Cluster.
 type metaCache struct {
-	metaMu   sync.Mutex
-	lastMeta *Metadata
-	anyNext  int
+	metaMu       sync.Mutex
+	lastMeta     *Metadata
+	lastAnswered int32
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -27,45 +26,79 @@ func (c *Cluster) send(ctx context.Context, api string, broker int32, items []st
 }
 
 // AnyBroker sends a request that every broker can answer (Metadata,
-// ApiVersions, FindCoordinator, DescribeCluster). It tries the known brokers
-// in turn, so one dead broker does not fail the request, and returns the id
-// of the broker that answered.
+// ApiVersions, FindCoordinator, DescribeCluster). It starts with the broker
+// that answered last (so consecutive reads see one broker's view) and moves
+// on to the others when a broker cannot be reached or does not answer
+// within anyBrokerAttempt, so one dead or hung broker does not fail the
+// request. It returns the id of the broker that answered.
 func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
 	c.metaMu.Lock()
 	m := c.lastMeta
-	c.anyNext++
-	next := c.anyNext
+	sticky := c.lastAnswered
 	c.metaMu.Unlock()
 	if m == nil || len(m.Brokers) == 0 {
-		// Nothing known yet: let kgo pick a seed.
-		start := time.Now()
-		shards := c.cl.RequestSharded(ctx, req)
-		if len(shards) == 0 {
-			return nil, -1, fmt.Errorf("%s: no broker to send to", api)
+		return c.anySeed(ctx, api, items, req)
+	}
+	order := make([]int32, 0, len(m.Brokers))
+	for _, b := range m.Brokers {
+		if b.ID == sticky {
+			order = append([]int32{b.ID}, order...)
+		} else {
+			order = append(order, b.ID)
 		}
-		s := shards[0]
-		addr := s.Meta.Host + ":" + strconv.Itoa(int(s.Meta.Port))
-		if fn := c.trace.Load(); fn != nil {
-			(*fn)(TraceEvent{API: api, Broker: s.Meta.NodeID, Addr: addr, Items: items, Duration: time.Since(start), Err: s.Err})
-		}
-		if s.Err != nil {
-			return nil, -1, &BrokerError{API: api, ID: s.Meta.NodeID, Addr: addr, Err: s.Err}
-		}
-		return s.Resp, s.Meta.NodeID, nil
 	}
 	var errs []error
-	for i := range m.Brokers {
-		b := m.Brokers[(next+i)%len(m.Brokers)]
-		resp, err := c.send(ctx, api, b.ID, items, req)
+	for i, id := range order {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if i < len(order)-1 {
+			actx, cancel = context.WithTimeout(ctx, anyBrokerAttempt)
+		}
+		resp, err := c.send(actx, api, id, items, req)
+		cancel()
 		if err == nil {
-			return resp, b.ID, nil
+			c.metaMu.Lock()
+			c.lastAnswered = id
+			c.metaMu.Unlock()
+			return resp, id, nil
 		}
 		errs = append(errs, err)
 		if ctx.Err() != nil {
 			break
 		}
 	}
+	if len(errs) == 1 {
+		return nil, -1, errs[0]
+	}
 	return nil, -1, fmt.Errorf("%s: no broker answered: %w", api, errors.Join(errs...))
+}
+
+// anyBrokerAttempt bounds the wait for one broker while others remain.
+const anyBrokerAttempt = 5 * time.Second
+
+// anySeed sends to the bootstrap seeds, one after the other, before any
+// metadata is known.
+func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
+	var errs []error
+	for i, addr := range c.cfg.Bootstrap {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if i < len(c.cfg.Bootstrap)-1 {
+			actx, cancel = context.WithTimeout(ctx, anyBrokerAttempt)
+		}
+		start := time.Now()
+		resp, err := c.seeds[i].Request(actx, req)
+		cancel()
+		if fn := c.trace.Load(); fn != nil {
+			(*fn)(TraceEvent{API: api, Broker: -1, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
+		}
+		if err == nil {
+			return resp, -1, nil
+		}
+		errs = append(errs, &BrokerError{API: api, ID: -1, Addr: addr, Err: err})
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, -1, fmt.Errorf("%s: no bootstrap broker answered: %w", api, errors.Join(errs...))
 }
 
 // PartAnswer is one partition's answer inside a broker's response.
@@ -153,9 +186,16 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 			}
 		}
 		plan, unplanned := PlanLeaders(lr.API, m, pending)
-		failed = unplanned
 		if failed == nil {
 			failed = make(map[TopicPartition]*PartitionError)
+		}
+		// Only what is asked again may clear its earlier failure; a
+		// partition that failed for good in an earlier round stays failed.
+		for _, tp := range pending {
+			delete(failed, tp)
+		}
+		for tp, pe := range unplanned {
+			failed[tp] = pe
 		}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -191,12 +231,13 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 		if err := ctx.Err(); err != nil {
 			return got, failed, err
 		}
-		pending = pending[:0:0]
-		for tp, pe := range failed {
-			if retriable(pe.Err) {
-				pending = append(pending, tp)
+		retry := pending[:0:0]
+		for _, tp := range pending {
+			if pe := failed[tp]; pe != nil && retriable(pe.Err) {
+				retry = append(retry, tp)
 			}
 		}
+		pending = retry
 		slices.SortFunc(pending, compareTP)
 	}
 	if len(failed) == 0 {
