@@ -2,7 +2,9 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,7 +60,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		from = &lang.Start{Kind: lang.FromOldest}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from}
+	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from, selected: parts}
 	r.mg = &merger{ctx: ctx, cl: s.cl, m: m}
 
 	bounds, err := r.mg.bounds(parts)
@@ -234,7 +236,6 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	need := r.skip + r.limit
 	keys := make(map[kafka.TopicPartition][]key, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
-	r.pinned = ends
 	step := map[kafka.TopicPartition]int64{}
 	for tp, b := range bounds {
 		lows[tp] = ends[tp]
@@ -280,13 +281,6 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			keys[tp] = append(ks, keys[tp]...)
 		}
 	}
-	r.olderExist = false
-	for tp, b := range bounds {
-		if lows[tp] > b.start {
-			r.olderExist = true
-		}
-	}
-
 	// Merge the keys in row order, then cut the page from the end.
 	type ref struct {
 		tp kafka.TopicPartition
@@ -319,8 +313,23 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	total := int64(len(order))
 	hi := max(total-r.skip, 0)
 	lo := max(hi-r.limit, 0)
-	if lo > 0 {
-		r.olderExist = true
+	// The next, older page ends, in each partition, where this page (and
+	// what SKIP left out after it) begins: pages are cut by position, so
+	// they neither overlap nor skip whatever the timestamps do.
+	r.cuts = make(map[kafka.TopicPartition]int64, len(tps))
+	for _, tp := range tps {
+		r.cuts[tp] = ends[tp]
+	}
+	for _, rf := range order[lo:] {
+		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.offset)
+	}
+	for tp, b := range bounds {
+		if _, ok := r.cuts[tp]; !ok {
+			r.cuts[tp] = ends[tp]
+		}
+		if r.cuts[tp] > b.start {
+			r.olderExist = true
+		}
 	}
 	first := map[kafka.TopicPartition]int64{}
 	last := map[kafka.TopicPartition]int64{}
@@ -340,18 +349,17 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 
 // consumeResult streams the rows of a CONSUME.
 type consumeResult struct {
-	stmt         *lang.Consume
-	from         *lang.Start
-	limit, skip  int64
-	mg           *merger
-	toSkip       int64 // forward reads: rows still to skip
-	emitted      int64
-	err          error
-	done         bool
-	pinned       map[kafka.TopicPartition]int64 // tail reads: the pinned ends
-	olderExist   bool
-	lastByPart   map[int32]int64
-	startsByPart map[int32]int64
+	stmt        *lang.Consume
+	from        *lang.Start
+	limit, skip int64
+	mg          *merger
+	toSkip      int64 // forward reads: rows still to skip
+	emitted     int64
+	err         error
+	done        bool
+	selected    []kafka.TopicPartition         // every partition the statement reads, answered or not
+	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
+	olderExist  bool
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -359,13 +367,6 @@ func (r *consumeResult) Columns() []result.Column { return consumeCols }
 func (r *consumeResult) Next() (result.Row, bool) {
 	if r.done {
 		return nil, false
-	}
-	if r.startsByPart == nil {
-		r.startsByPart = map[int32]int64{}
-		r.lastByPart = map[int32]int64{}
-		for _, c := range r.mg.curs {
-			r.startsByPart[c.tp.Partition] = c.pos
-		}
 	}
 	for r.emitted < r.limit {
 		rec, err := r.mg.next()
@@ -376,7 +377,6 @@ func (r *consumeResult) Next() (result.Row, bool) {
 		if rec == nil {
 			break
 		}
-		r.lastByPart[rec.Partition] = rec.Offset
 		if r.toSkip > 0 {
 			r.toSkip--
 			continue
@@ -410,44 +410,58 @@ func recordRow(rec *kgo.Record) result.Row {
 	return result.Row{int64(rec.Partition), rec.Offset, rec.Timestamp, k, v, h}
 }
 
-// NextPage returns the statement that reads the next page: older records
-// for a tail read (the same pinned ends, SKIP grown by one page), the
-// records after this page for a forward read (FROM ANCHOR).
+// NextPage returns the statement that reads the next page: for a tail
+// read, the older records (FROM TAIL pinned where this page begins in each
+// partition); for a forward read, the records after this page (FROM ANCHOR
+// at each partition's next position). Every partition the statement
+// selected stays in the list, also one that failed on this page, so it is
+// read again (or its failure reported again) rather than silently dropped.
 func (r *consumeResult) NextPage() (*lang.Consume, bool) {
 	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions}
 	limit := r.limit
 	next.Limit = &limit
+	pos := make(map[kafka.TopicPartition]int64, len(r.selected))
 	switch r.from.Kind {
 	case lang.FromNewest, lang.FromTail:
-		if !r.olderExist {
+		for _, tp := range r.selected {
+			cut, ok := r.cuts[tp]
+			if !ok { // failed: pin nothing, the end clamps it
+				cut = math.MaxInt64
+			}
+			pos[tp] = cut
+		}
+		if !r.olderExist && len(r.mg.missing) == 0 {
 			return nil, false
 		}
-		skip := r.skip + r.limit
-		next.Skip = &skip
-		next.From = &lang.Start{Kind: lang.FromTail, Positions: sortedPositions(r.pinned, nil)}
+		next.From = &lang.Start{Kind: lang.FromTail, Positions: sortedPositions(pos)}
 		return next, true
 	default:
-		anchors := map[kafka.TopicPartition]int64{}
-		more := false
+		more := len(r.mg.missing) > 0
+		for _, tp := range r.selected {
+			pos[tp] = 0 // failed: the earliest offset, clamped when run
+		}
 		for _, c := range r.mg.curs {
-			pos := r.startsByPart[c.tp.Partition]
-			if last, ok := r.lastByPart[c.tp.Partition]; ok {
-				pos = last + 1
+			// The next record not shown: the first one still buffered, or
+			// the cursor's position, which has moved past transaction
+			// markers and aborted batches.
+			p := c.pos
+			if len(c.buf) > 0 {
+				p = c.buf[0].Offset
 			}
-			anchors[c.tp] = pos
-			if pos < c.end {
+			pos[c.tp] = p
+			if p < c.end && !c.failed {
 				more = true
 			}
 		}
 		if !more {
 			return nil, false
 		}
-		next.From = &lang.Start{Kind: lang.FromAnchor, Positions: sortedPositions(anchors, nil)}
+		next.From = &lang.Start{Kind: lang.FromAnchor, Positions: sortedPositions(pos)}
 		return next, true
 	}
 }
 
-func sortedPositions(m map[kafka.TopicPartition]int64, _ any) []lang.PartitionOffset {
+func sortedPositions(m map[kafka.TopicPartition]int64) []lang.PartitionOffset {
 	out := make([]lang.PartitionOffset, 0, len(m))
 	for tp, o := range m {
 		out = append(out, lang.PartitionOffset{Partition: tp.Partition, Offset: o})
@@ -503,7 +517,14 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 			mg.missing = append(mg.missing, pe)
 			continue
 		}
-		out[tp] = span{lo[tp].Offset, hi[tp].Offset}
+		l, lok := lo[tp]
+		h, hok := hi[tp]
+		if !lok || !hok { // never read a missing answer as offset 0
+			mg.missing = append(mg.missing, &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
+				Err: errors.New("no answer for this partition")})
+			continue
+		}
+		out[tp] = span{l.Offset, h.Offset}
 	}
 	return out, nil
 }
@@ -514,13 +535,10 @@ const maxStalls = 5
 
 // fill fetches, in one round, for every cursor that has nothing buffered
 // and has not reached its end.
-func (mg *merger) fill(only *cursor) error {
+func (mg *merger) fill() error {
 	positions := map[kafka.TopicPartition]int64{}
 	byTP := map[kafka.TopicPartition]*cursor{}
 	for _, c := range mg.curs {
-		if only != nil && c != only {
-			continue
-		}
 		if !c.failed && len(c.buf) == 0 && c.pos < c.end {
 			positions[c.tp] = c.pos
 			byTP[c.tp] = c
@@ -532,6 +550,13 @@ func (mg *merger) fill(only *cursor) error {
 	got, failed, err := mg.cl.Fetch(mg.ctx, mg.m, positions, fetchMaxBytes, true)
 	if err != nil {
 		return err
+	}
+	// If Fetch had to refresh metadata (a leader moved), later fetches go
+	// straight to the new leaders.
+	if latest := mg.cl.Latest(); latest != mg.m && latest != nil {
+		if t, ok := latest.Topics[mg.curs[0].tp.Topic]; ok && len(t.Partitions) > 0 {
+			mg.m = latest
+		}
 	}
 	for tp, pe := range failed {
 		byTP[tp].failed = true
@@ -576,7 +601,7 @@ func (mg *merger) next() (*kgo.Record, error) {
 		if !waiting {
 			break
 		}
-		if err := mg.fill(nil); err != nil {
+		if err := mg.fill(); err != nil {
 			return nil, err
 		}
 	}
@@ -601,7 +626,7 @@ func (mg *merger) next() (*kgo.Record, error) {
 // only when its buffer is empty (used by the tail scan, which does not merge).
 func (mg *merger) nextFrom(c *cursor) (*kgo.Record, error) {
 	for len(c.buf) == 0 && !c.exhausted() {
-		if err := mg.fill(nil); err != nil {
+		if err := mg.fill(); err != nil {
 			return nil, err
 		}
 	}

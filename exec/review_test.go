@@ -253,7 +253,6 @@ func TestReview_ConsumeAnchorAndTailSubsets(t *testing.T) {
 // (event-time producers, clock skew, replays). Paging back through such a
 // topic must still show every record exactly once.
 func TestReview_TailPagesOverlapAndSkipWithNonMonotonicTimestamps(t *testing.T) {
-	knownBug(t, "tail pages re-merge windows of different sizes, so with non-monotonic timestamps pages overlap and skip records")
 	f := newFake(t)
 	f.spread(t, "t", 2)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -282,7 +281,6 @@ func pagesIDs(ps [][]result.Row) [][]string {
 // A transactional topic ends every committed transaction with a control
 // record: the page that shows the last data record must be the last page.
 func TestReview_ForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
-	knownBug(t, "forward NextPage anchors at last record+1, which a trailing transaction marker keeps below the end: \\next offers empty pages forever")
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	txn, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.TransactionalID("review-txn"), kgo.DefaultProduceTopic("t"))
@@ -304,7 +302,6 @@ func TestReview_ForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
 // next: the next page statement still names it (so it is read, or its
 // failure is reported again).
 func TestReview_NextPageForgetsAFailedPartition(t *testing.T) {
-	knownBug(t, "NextPage builds its ANCHOR/TAIL list from the partitions that answered, so a partition that failed once is silently left out of every later page")
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 10)
@@ -354,7 +351,6 @@ func TestReview_ConsumeFromTimestampWithOnePartitionFailing(t *testing.T) {
 // missing answer into an empty partition and shows 10 of 15 records as if
 // that were all.
 func TestReview_RetryRoundDropsAFatalPartitionFailure(t *testing.T) {
-	knownBug(t, "kafka.Leaders resets `failed` on the retry round, so a fatal per-partition error from round 1 is dropped when another partition is retried")
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 5)
@@ -444,7 +440,6 @@ func TestReview_LeaderMovedMidConsume(t *testing.T) {
 	fetches := f.trace.count("Fetch")
 	t.Logf("fetches after the move: %v, metadata: %v", fetches, f.trace.count("Metadata"))
 	require.Greater(t, fetches[2], 1, "the rest was read from the new leader over several fetches")
-	knownBug(t, "the merger keeps the metadata of the statement's start: after a leader move every later Fetch goes to the old leader first, fails, and refreshes metadata")
 	require.LessOrEqual(t, fetches[0], 1, "after one NOT_LEADER the old leader should not be asked again")
 }
 
