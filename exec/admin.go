@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -12,6 +13,10 @@ import (
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
+
+// topicSettle bounds the wait for every broker to agree on a created or
+// dropped topic.
+const topicSettle = 10 * time.Second
 
 var adminCols = []result.Column{col("topic", result.String), col("result", result.String)}
 
@@ -66,7 +71,12 @@ func (s *Session) createTopic(ctx context.Context, st *lang.CreateTopic) (result
 			return nil, err
 		}
 	}
-	return result.NewSlice(adminCols, []result.Row{{st.Topic, "created"}}), nil
+	s.forgetNames()
+	res := result.NewSlice(adminCols, []result.Row{{st.Topic, "created"}})
+	if !s.cl.WaitTopic(ctx, st.Topic, true, topicSettle) {
+		res.Notes = append(res.Notes, fmt.Sprintf("notice: topic %q was created, but not every broker knew it after %s; a statement right now may not see it yet", st.Topic, topicSettle))
+	}
+	return res, nil
 }
 
 func (s *Session) dropTopic(ctx context.Context, st *lang.DropTopic) (result.Result, error) {
@@ -104,5 +114,10 @@ func (s *Session) dropTopic(ctx context.Context, st *lang.DropTopic) (result.Res
 			return nil, err
 		}
 	}
-	return result.NewSlice(adminCols, []result.Row{{st.Topic, "dropped"}}), nil
+	s.forgetNames()
+	res := result.NewSlice(adminCols, []result.Row{{st.Topic, "dropped"}})
+	if !s.cl.WaitTopic(ctx, st.Topic, false, topicSettle) {
+		res.Notes = append(res.Notes, fmt.Sprintf("notice: topic %q was dropped, but not every broker had forgotten it after %s", st.Topic, topicSettle))
+	}
+	return res, nil
 }

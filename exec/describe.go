@@ -116,38 +116,50 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	if err != nil {
 		return nil, err
 	}
-	if ge := dfail[group]; ge != nil {
-		if ke := (*kerr.Error)(nil); errors.As(ge.Err, &ke) && ke.Code == kerr.GroupIDNotFound.Code {
-			return nil, fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
-		}
-		return nil, ge
-	}
-	g := desc[group]
-	if g.State == "Dead" {
-		return nil, fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
-	}
-	owners := make(map[kafka.TopicPartition]groupMember)
-	for _, mem := range g.Members {
-		if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {
-			continue
-		}
-		var a kmsg.ConsumerMemberAssignment
-		if a.ReadFrom(mem.MemberAssignment) != nil {
-			continue
-		}
-		for _, t := range a.Topics {
-			for _, p := range t.Partitions {
-				owners[kafka.TopicPartition{Topic: t.Topic, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
-			}
-		}
-	}
-
-	// All topics: OffsetFetch v10+ names topics by id, and the end offsets
-	// below reuse this read instead of asking again.
+	// All topics: OffsetFetch v10+ and ConsumerGroupDescribe name topics
+	// by id, and the end offsets below reuse this read instead of asking again.
 	m, err := s.cl.Metadata(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
+	notFound := fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
+	owners := make(map[kafka.TopicPartition]groupMember)
+	if ge := dfail[group]; ge != nil {
+		ke := (*kerr.Error)(nil)
+		if !errors.As(ge.Err, &ke) || ke.Code != kerr.GroupIDNotFound.Code {
+			return nil, ge
+		}
+		// Kafka answers GROUP_ID_NOT_FOUND to the classic DescribeGroups
+		// for a group of the new consumer protocol (KIP-848): ask
+		// ConsumerGroupDescribe before saying the group does not exist.
+		found, err := s.describeConsumerGroup(ctx, group, m, owners)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, notFound
+		}
+	} else {
+		g := desc[group]
+		if g.State == "Dead" {
+			return nil, notFound
+		}
+		for _, mem := range g.Members {
+			if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {
+				continue
+			}
+			var a kmsg.ConsumerMemberAssignment
+			if a.ReadFrom(mem.MemberAssignment) != nil {
+				continue
+			}
+			for _, t := range a.Topics {
+				for _, p := range t.Partitions {
+					owners[kafka.TopicPartition{Topic: t.Topic, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
+				}
+			}
+		}
+	}
+
 	committed, err := s.committedOffsets(ctx, group, m)
 	if err != nil {
 		return nil, err
@@ -265,4 +277,60 @@ func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.M
 		return nil, ge
 	}
 	return got[group], nil
+}
+
+// describeConsumerGroup asks ConsumerGroupDescribe (KIP-848) for a group of
+// the new consumer protocol and fills owners from its members' assignments.
+// found is false when the group does not exist there either (or the
+// cluster does not know the API).
+func (s *Session) describeConsumerGroup(ctx context.Context, group string, m *kafka.Metadata, owners map[kafka.TopicPartition]groupMember) (bool, error) {
+	idNames := make(map[[16]byte]string, len(m.Topics))
+	for name, t := range m.Topics {
+		idNames[t.ID] = name
+	}
+	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.ConsumerGroupDescribeResponseGroup]{
+		API: "ConsumerGroupDescribe",
+		Build: func(groups []string) kmsg.Request {
+			req := kmsg.NewPtrConsumerGroupDescribeRequest()
+			req.Groups = groups
+			return req
+		},
+		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup] {
+			var out []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]
+			for _, g := range raw.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+				out = append(out, kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
+			}
+			return out
+		},
+	})
+	if err != nil {
+		return false, err
+	}
+	if ge := failed[group]; ge != nil {
+		ke := (*kerr.Error)(nil)
+		if errors.As(ge.Err, &ke) && (ke.Code == kerr.GroupIDNotFound.Code || ke.Code == kerr.UnsupportedVersion.Code) {
+			return false, nil
+		}
+		var be *kafka.BrokerError
+		if errors.As(ge.Err, &be) && strings.Contains(be.Err.Error(), "too old") {
+			return false, nil // the broker does not know ConsumerGroupDescribe
+		}
+		return false, ge
+	}
+	g := got[group]
+	if g.State == "Dead" {
+		return false, nil
+	}
+	for _, mem := range g.Members {
+		for _, t := range mem.Assignment.TopicPartitions {
+			name := t.Topic
+			if name == "" {
+				name = idNames[t.TopicID]
+			}
+			for _, p := range t.Partitions {
+				owners[kafka.TopicPartition{Topic: name, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
+			}
+		}
+	}
+	return true, nil
 }

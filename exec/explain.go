@@ -74,8 +74,10 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		all[b.ID] = nil
 	}
 	switch x := st.Stmt.(type) {
-	case *lang.ShowTopics, *lang.ShowBrokers:
+	case *lang.ShowTopics:
 		p.any("Metadata", "all topics")
+	case *lang.ShowBrokers:
+		p.any("Metadata", "brokers")
 	case *lang.ShowCluster:
 		p.any("Metadata", "all topics")
 		p.any("DescribeQuorum", "__cluster_metadata/0")
@@ -91,9 +93,12 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.leaders("ListOffsets", m, partitionsOf(t))
 		p.leaders("ListOffsets", m, partitionsOf(t))
 	case *lang.DescribeGroup:
-		coords, _, err := s.cl.FindCoordinators(ctx, []string{x.Group})
+		coords, cfail, err := s.cl.FindCoordinators(ctx, []string{x.Group})
 		if err != nil {
 			return nil, err
+		}
+		if ge := cfail[x.Group]; ge != nil {
+			return nil, fmt.Errorf("EXPLAIN cannot route DESCRIBE GROUP: %w", ge)
 		}
 		p.any("FindCoordinator", x.Group)
 		if id, ok := coords[x.Group]; ok {
@@ -124,12 +129,18 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if err != nil {
 			return nil, err
 		}
+		p.any("Metadata", x.Topic)
+		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
+		if x.Partition == nil && (x.Key == nil || x.Key.Null) && len(t.Partitions) > 0 {
+			// Round robin: name the partition the next PRODUCE will take,
+			// without taking it.
+			p.leaders("Produce", m, []kafka.TopicPartition{{Topic: x.Topic, Partition: nextRoundRobin(t)}})
+			break
+		}
 		part, err := choosePartition(t, x)
 		if err != nil {
 			return nil, err
 		}
-		p.any("Metadata", x.Topic)
-		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
 		p.leaders("Produce", m, []kafka.TopicPartition{{Topic: x.Topic, Partition: part}})
 	case *lang.CreateTopic, *lang.DropTopic:
 		name, api := "", "CreateTopics"

@@ -38,6 +38,12 @@ func choosePartition(t *kafka.Topic, st *lang.Produce) (int32, error) {
 	return t.Partitions[int(roundRobin.Add(1))%n].ID, nil
 }
 
+// nextRoundRobin is the partition the next keyless PRODUCE without
+// PARTITION will pick, without taking it (for EXPLAIN).
+func nextRoundRobin(t *kafka.Topic) int32 {
+	return t.Partitions[int(roundRobin.Load()+1)%len(t.Partitions)].ID
+}
+
 func literalBytes(l *lang.Literal) []byte {
 	if l == nil || l.Null {
 		return nil

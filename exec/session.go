@@ -125,3 +125,11 @@ func (s *Session) refreshNames(ctx context.Context) error {
 	s.namesMu.Unlock()
 	return nil
 }
+
+// forgetNames drops the completion cache after a statement changed the
+// topics, so a topic just created completes at once.
+func (s *Session) forgetNames() {
+	s.namesMu.Lock()
+	s.namesAt = time.Time{}
+	s.namesMu.Unlock()
+}

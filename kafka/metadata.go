@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -170,4 +171,60 @@ type metaCache struct {
 	metaMu       sync.Mutex
 	lastMeta     *Metadata
 	lastAnswered int32
+}
+
+// WaitTopic waits (up to a bound, or ctx) until every broker's metadata
+// agrees that topic exists with a leader for every partition, or, with
+// exists false, that it is gone. A controller accepts CreateTopics before
+// the brokers learn of the topic; without this, the statement right after
+// CREATE TOPIC could read metadata from a broker that says "no such topic".
+// It reports whether they agreed in time.
+func (c *Cluster) WaitTopic(ctx context.Context, topic string, exists bool, bound time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	for {
+		if c.topicAgreed(ctx, topic, exists) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) topicAgreed(ctx context.Context, topic string, exists bool) bool {
+	m := c.Latest()
+	if m == nil {
+		return false
+	}
+	for _, b := range m.Brokers {
+		req := kmsg.NewPtrMetadataRequest()
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(topic)
+		req.Topics = append(req.Topics, rt)
+		raw, err := c.send(ctx, "Metadata", b.ID, []string{topic}, req)
+		if err != nil {
+			continue // a broker that cannot be reached has no say
+		}
+		resp := raw.(*kmsg.MetadataResponse)
+		for _, t := range resp.Topics {
+			known := t.ErrorCode == 0
+			if known != exists {
+				return false
+			}
+			if exists {
+				if len(t.Partitions) == 0 {
+					return false
+				}
+				for _, p := range t.Partitions {
+					if p.Leader < 0 {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }

@@ -2,9 +2,12 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -44,18 +47,71 @@ func (c *Cluster) producer() (*kgo.Client, error) {
 }
 
 // Produce writes one record to rec.Partition and returns it with its
-// offset and timestamp filled in.
+// offset and timestamp filled in. Cancelling ctx returns at once, even when
+// the record is already in flight (the broker may then still write it, and
+// the error says so).
 func (c *Cluster) Produce(ctx context.Context, rec *kgo.Record) (*kgo.Record, error) {
 	p, err := c.producer()
 	if err != nil {
 		return nil, err
 	}
-	res := p.ProduceSync(ctx, rec)
-	out, err := res.First()
-	if err != nil {
-		return nil, fmt.Errorf("PRODUCE to %s/%d (leader broker %s): %w", rec.Topic, rec.Partition, c.leaderAddr(rec.Topic, rec.Partition), err)
+	for attempt := 0; ; attempt++ {
+		out, err := produceOne(ctx, p, rec)
+		// The producer keeps its own metadata: a partition added, or a
+		// topic dropped and created again (a new topic id), since its last
+		// refresh is unknown to it. Both answers mean nothing was written,
+		// so refresh and try again; kgo keeps a topic's old id through a
+		// refresh, so after a few tries start a fresh producer.
+		stale := err != nil && (strings.Contains(err.Error(), "invalid record partitioning choice") || errors.Is(err, kerr.UnknownTopicID))
+		if stale && attempt < 6 {
+			if attempt >= 2 {
+				if p, err = c.resetProducer(p); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			p.ForceMetadataRefresh()
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+				continue
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("PRODUCE to %s/%d cancelled: the record may still have been written; CONSUME the partition to check: %w", rec.Topic, rec.Partition, ctx.Err())
+			}
+			return nil, fmt.Errorf("PRODUCE to %s/%d (leader broker %s): %w", rec.Topic, rec.Partition, c.leaderAddr(rec.Topic, rec.Partition), err)
+		}
+		return out, nil
 	}
-	return out, nil
+}
+
+// resetProducer replaces the producer old with a fresh one.
+func (c *Cluster) resetProducer(old *kgo.Client) (*kgo.Client, error) {
+	c.prodMu.Lock()
+	if c.prod == old {
+		c.prod = nil
+	}
+	c.prodMu.Unlock()
+	old.Close()
+	return c.producer()
+}
+
+func produceOne(ctx context.Context, p *kgo.Client, rec *kgo.Record) (*kgo.Record, error) {
+	type answer struct {
+		rec *kgo.Record
+		err error
+	}
+	done := make(chan answer, 1)
+	r := *rec // a record must not be reused while kgo holds it
+	p.Produce(ctx, &r, func(r *kgo.Record, err error) { done <- answer{r, err} })
+	select {
+	case a := <-done:
+		return a.rec, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func (c *Cluster) leaderAddr(topic string, p int32) string {

@@ -1,7 +1,8 @@
 package kafka
 
-// Adversarial review of the routing primitives. Tests guarded by
-// KQL_REVIEW_FAILING reproduce a bug that is still open.
+// Adversarial review of the routing primitives, written by someone who did
+// not write them; the tests reproduce bugs the review found (fixed since) or
+// pin behaviour that was right.
 
 import (
 	"context"
