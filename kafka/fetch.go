@@ -51,19 +51,16 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 			if readCommitted {
 				req.IsolationLevel = 1
 			}
-			for _, t := range topicsOf(bparts) {
+			for _, tps := range byTopic(bparts) {
 				rt := kmsg.NewFetchRequestTopic()
-				rt.Topic = t
-				if mt, ok := m.Topics[t]; ok {
+				rt.Topic = tps.topic
+				if mt, ok := m.Topics[tps.topic]; ok {
 					rt.TopicID = mt.ID
 				}
-				for _, tp := range bparts {
-					if tp.Topic != t {
-						continue
-					}
+				for _, p := range tps.partitions {
 					rp := kmsg.NewFetchRequestTopicPartition()
-					rp.Partition = tp.Partition
-					rp.FetchOffset = positions[tp]
+					rp.Partition = p
+					rp.FetchOffset = positions[TopicPartition{tps.topic, p}]
 					rp.CurrentLeaderEpoch = -1
 					rp.LastFetchedEpoch = -1
 					rp.LogStartOffset = -1

@@ -32,15 +32,12 @@ func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPar
 			if readCommitted {
 				req.IsolationLevel = 1
 			}
-			for _, t := range topicsOf(bparts) {
+			for _, tps := range byTopic(bparts) {
 				rt := kmsg.NewListOffsetsRequestTopic()
-				rt.Topic = t
-				for _, tp := range bparts {
-					if tp.Topic != t {
-						continue
-					}
+				rt.Topic = tps.topic
+				for _, p := range tps.partitions {
 					rp := kmsg.NewListOffsetsRequestTopicPartition()
-					rp.Partition = tp.Partition
+					rp.Partition = p
 					rp.CurrentLeaderEpoch = -1
 					rp.Timestamp = ts
 					rp.MaxNumOffsets = 1

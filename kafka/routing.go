@@ -290,6 +290,29 @@ func topicsOf(parts []TopicPartition) []string {
 	return ts
 }
 
+// topicParts is one topic's share of a request.
+type topicParts struct {
+	topic      string
+	partitions []int32
+}
+
+// byTopic groups partitions by topic, in first-seen order, the shape every
+// partitioned request body has.
+func byTopic(parts []TopicPartition) []topicParts {
+	var out []topicParts
+	idx := map[string]int{}
+	for _, tp := range parts {
+		i, ok := idx[tp.Topic]
+		if !ok {
+			i = len(out)
+			idx[tp.Topic] = i
+			out = append(out, topicParts{topic: tp.Topic})
+		}
+		out[i].partitions = append(out[i].partitions, tp.Partition)
+	}
+	return out
+}
+
 func tpStrings(parts []TopicPartition) []string {
 	out := make([]string, len(parts))
 	for i, tp := range parts {

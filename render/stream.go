@@ -106,22 +106,9 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 		return append(buf, "null"...)
 	}
 	switch x := v.(type) {
-	case int64:
-		return strconv.AppendInt(buf, x, 10)
-	case int:
-		return strconv.AppendInt(buf, int64(x), 10)
-	case int32:
-		return strconv.AppendInt(buf, int64(x), 10)
-	case int16:
-		return strconv.AppendInt(buf, int64(x), 10)
-	case int8:
-		return strconv.AppendInt(buf, int64(x), 10)
-	case uint64:
-		return strconv.AppendUint(buf, x, 10)
-	case uint32:
-		return strconv.AppendUint(buf, uint64(x), 10)
-	case bool:
-		return strconv.AppendBool(buf, x)
+	case int64, int, int32, int16, int8, uint64, uint32, bool:
+		// JSON numbers and booleans read as their text form.
+		return appendText(buf, v, t)
 	case time.Time:
 		buf = append(buf, '"')
 		buf = x.UTC().AppendFormat(buf, TimeLayout)
