@@ -391,7 +391,7 @@ func TestPTYPlayground(t *testing.T) {
 	s.expect(`\(3 rows\)`)
 	s.expect(prompt)
 	s.send("\\next\r")
-	s.expect(`CONSUME orders FROM TAIL \(0:\d+, 1:\d+, 2:\d+, 3:\d+, 4:\d+, 5:\d+\) LIMIT 3 SKIP 3;`)
+	s.expect(`CONSUME orders FROM TAIL \(0:\d+, 1:\d+, 2:\d+, 3:\d+, 4:\d+, 5:\d+\) LIMIT 3;`)
 	s.expect(`\(3 rows\)`)
 	s.expect(prompt)
 	s.send("\\q\r")
