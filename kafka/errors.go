@@ -51,6 +51,9 @@ type BrokerError struct {
 }
 
 func (e *BrokerError) Error() string {
+	if e.ID < 0 { // a bootstrap seed, before its id is known: nothing advertised it
+		return fmt.Sprintf("%s to bootstrap address %s failed: %v", e.API, e.Addr, e.Err)
+	}
 	msg := fmt.Sprintf("%s to broker %d (%s) failed: %v", e.API, e.ID, e.Addr, e.Err)
 	if isDialError(e.Err) {
 		msg += fmt.Sprintf("; kql could not connect to %s, the address the cluster advertises for broker %d: if that broker is up, check its advertised.listeners", e.Addr, e.ID)

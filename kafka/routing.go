@@ -98,6 +98,9 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 			break
 		}
 	}
+	if len(errs) == 1 {
+		return nil, -1, errs[0]
+	}
 	return nil, -1, fmt.Errorf("%s: no bootstrap broker answered: %w", api, errors.Join(errs...))
 }
 
