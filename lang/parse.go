@@ -393,6 +393,9 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			}
 			p.Partition = &v
 		case cl.HKey != nil:
+			if cl.HKey.Str == "" && strings.EqualFold(cl.HKey.Word, "NULL") {
+				return nil, ps.errAt(cl.HKey.Pos, "a header key cannot be NULL: it is text; write 'NULL' in quotes if you mean the word")
+			}
 			k, e := ps.name(cl.HKey, "header")
 			if e != nil {
 				return nil, e
@@ -473,6 +476,9 @@ func (ps *parseState) configValue(g *gConfValue) (string, *Error) {
 	if g.Str != "" {
 		b, e := ps.unquote(g.Pos, g.Str)
 		return string(b), e
+	}
+	if strings.EqualFold(g.Word, "NULL") {
+		return "", ps.errAt(g.Pos, "a topic config value cannot be NULL: leave the config out to get the broker's default, or write 'NULL' in quotes if you mean the word")
 	}
 	return g.Num + g.Word + g.Dur, nil
 }

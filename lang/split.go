@@ -243,6 +243,13 @@ func (b *Buffer) Empty() bool {
 	return len(b.s.done) == 0 && b.s.tokStart < 0 && b.s.mode != modeBlockComment && b.s.mode != modeQuote
 }
 
+// InLiteral reports whether the pending text ends inside a quote or a /*
+// comment: the next line continues it, so a leading backslash there is
+// text, not a meta-command.
+func (b *Buffer) InLiteral() bool {
+	return b.s != nil && (b.s.mode == modeQuote || b.s.mode == modeBlockComment)
+}
+
 // Reset drops everything pending.
 func (b *Buffer) Reset() {
 	b.sb.Reset()

@@ -185,8 +185,10 @@ type app struct {
 	outFile  *os.File
 	outName  string
 
-	pager  exec.Pager // the last CONSUME, for \next
-	failed bool       // a statement failed or was partial: exit 1
+	pager exec.Pager // the last CONSUME, for \next
+	// pagerForward: the last CONSUME read forward (\next goes newer)
+	pagerForward bool
+	failed       bool // a statement failed or was partial: exit 1
 
 	colorOut, colorErr bool
 	red, yellow        *color.Color

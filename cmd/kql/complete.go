@@ -171,9 +171,14 @@ func completions(word string, before []string, topics, groups []string) []string
 	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*"):
 		return nameSuffixes(word, topics) // CONSUME FROM t, SELECT * FROM t
 	case prev == "CONSUME" || prev == "PRODUCE" || prev == "*":
-		out := nameSuffixes(word, topics) // CONSUME t, or CONSUME FROM t
+		// Only a topic, or the optional keyword before it, can follow.
+		out := nameSuffixes(word, topics)
 		if !quoted {
-			out = append(out, keywordSuffixes(word, keywords())...)
+			next := "FROM" // CONSUME FROM t, SELECT * FROM t
+			if prev == "PRODUCE" {
+				next = "INTO"
+			}
+			out = append(out, keywordSuffixes(word, []string{next})...)
 		}
 		return out
 	case prev == "LIKE":

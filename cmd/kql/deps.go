@@ -28,6 +28,7 @@ type stmtBuffer interface {
 	Empty() bool
 	Reset()
 	Pending() string
+	InLiteral() bool
 }
 
 func newStmtBuffer() stmtBuffer { return &lang.Buffer{} }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/chzyer/readline"
 )
@@ -70,10 +71,21 @@ func newReadlineEditor(in *os.File, out, errOut io.Writer, completer readline.Au
 		InterruptPrompt:        "^C",
 		EOFPrompt:              "^D",
 	}
+	var ops atomic.Pointer[readline.Operation]
+	// readline's completion list swallows Ctrl-C (it only closes the list),
+	// so the typed line stayed and the next statement was glued to it.
+	// Close the list first and let the interrupt clear the line as usual.
+	cfg.FuncFilterInputRune = func(r rune) (rune, bool) {
+		if op := ops.Load(); r == readline.CharInterrupt && op != nil && op.IsInCompleteMode() {
+			op.ExitCompleteMode(false)
+		}
+		return r, true
+	}
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		return nil, err
 	}
+	ops.Store(rl.Operation)
 	return &readlineEditor{rl: rl}, nil
 }
 

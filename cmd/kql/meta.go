@@ -229,6 +229,9 @@ func (a *app) metaNext(ctx context.Context, _ string) error {
 	}
 	next, ok := a.pager.NextPage()
 	if !ok {
+		if a.pagerForward {
+			return fmt.Errorf(`\next: no further page: the last CONSUME reached the end of every partition it read (as the end was when it started)`)
+		}
 		return fmt.Errorf(`\next: no older page: the last CONSUME reached the oldest record of every partition it read`)
 	}
 	fmt.Fprintln(a.stderr, runnable(next))

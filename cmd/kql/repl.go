@@ -108,15 +108,16 @@ func (r *repl) readLine() replState {
 }
 
 func (r *repl) processLine() replState {
-	if r.buf.Empty() {
-		trimmed := strings.TrimSpace(r.line)
-		if trimmed == "" {
-			return stateStartLine
-		}
-		if strings.HasPrefix(trimmed, `\`) {
-			r.line = trimmed
-			return stateRunMeta
-		}
+	trimmed := strings.TrimSpace(r.line)
+	if r.buf.Empty() && trimmed == "" {
+		return stateStartLine
+	}
+	// A meta-command runs on Enter even in the middle of a statement (as in
+	// psql): the unfinished statement stays in the buffer. Inside an open
+	// quote or comment a backslash is text.
+	if strings.HasPrefix(trimmed, `\`) && !r.buf.InLiteral() {
+		r.line = trimmed
+		return stateRunMeta
 	}
 	r.buf.Add(r.line)
 	if r.buf.Complete() {
@@ -137,6 +138,9 @@ func (r *repl) runMeta(ctx context.Context) replState {
 		}
 		r.a.errorf("%v", err)
 	}
+	if !r.buf.Empty() {
+		return stateContinueLine // the statement being typed goes on
+	}
 	return stateStartLine
 }
 
@@ -146,7 +150,7 @@ func (r *repl) runStatements(ctx context.Context) replState {
 		if err != nil {
 			// Kept as typed, so the mistake can be recalled and fixed.
 			r.addHistory(strings.TrimSpace(src.Text))
-			r.a.errorf("%v%s", err, metaHint(src))
+			r.a.errorf("%v", err)
 			continue
 		}
 		// The canonical one-line form: a multi-line statement becomes one

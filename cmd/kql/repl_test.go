@@ -186,7 +186,7 @@ func TestMetaNext(t *testing.T) {
 	if calls != 2 {
 		t.Fatalf(`\next ran %d CONSUMEs, want 2:\n%s`, calls, r)
 	}
-	if !strings.Contains(r.stderr, `there is none yet`) || !strings.Contains(r.stderr, "no older page") {
+	if !strings.Contains(r.stderr, `there is none yet`) || !strings.Contains(r.stderr, "no further page") {
 		t.Errorf(`\next before a CONSUME and after the last page must say why:\n%s`, r.stderr)
 	}
 	if !strings.Contains(r.stderr, formatStatement(page2)) {

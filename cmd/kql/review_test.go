@@ -1,8 +1,7 @@
 package main
 
-// Tests from an independent review of the shell. The ones that fail on the
-// current code are guarded by KQL_REVIEW_FAILING (run them with
-// KQL_REVIEW_FAILING=1 go test ./cmd/kql -run Review); each names its bug.
+// Tests from an independent review of the shell; each reproduces a bug the
+// review found (fixed since).
 
 import (
 	"context"
@@ -13,25 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/testscript"
-
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
-
-func knownBug(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("KQL_REVIEW_FAILING") == "" {
-		t.Skip("known bug: " + why)
-	}
-}
 
 // psql runs a backslash command typed on a continuation line and keeps the
 // statement being typed; kql appends it to the statement, so \q cannot quit
 // and \x turns into a syntax error whose hint says meta-commands work "in the
 // interactive shell only" -- while the user is in the interactive shell.
 func TestReviewMetaCommandOnAContinuationLineRuns(t *testing.T) {
-	knownBug(t, `a meta-command on a continuation line is added to the statement (repl.go processLine)`)
 	h := newHarness(t)
 	r := h.repl("SHOW\n\\x\nTOPICS;\n")
 	if strings.Contains(r.stderr, `unexpected character '\'`) || strings.Contains(r.stderr, "interactive shell only") {
@@ -56,7 +45,6 @@ func TestReviewMetaCommandOnAContinuationLineRuns(t *testing.T) {
 // last CONSUME reached the oldest record", which is the opposite of what
 // happened.
 func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
-	knownBug(t, `\next at the end of a forward read says "no older page ... reached the oldest record" (meta.go metaNext)`)
 	h := newHarness(t)
 	h.exec.answers["Consume"] = func(context.Context, lang.Statement) (result.Result, error) {
 		return pagedResult{result.NewSlice(topicCols, []result.Row{{"orders", int64(1)}}), nil}, nil
@@ -71,7 +59,6 @@ func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 // keyword PAYLOAD (an alias of VALUE, which cannot come before the topic), so
 // Tab completes nothing and a second Tab lists "payload" next to "payments".
 func TestReviewTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
-	knownBug(t, `completion after PRODUCE offers every keyword (complete.go completions, case prev == "PRODUCE")`)
 	got := completions("pay", []string{"produce"}, []string{"payments", "orders"}, nil)
 	if !reflect.DeepEqual(got, []string{"ments "}) {
 		t.Fatalf(`"produce pay<Tab>": got %q, want only the topic ["ments "]`, got)
@@ -82,7 +69,6 @@ func TestReviewTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
 // (chzyer/readline's completer swallows the interrupt): the typed text stays,
 // and the next statement is glued to it.
 func TestReviewPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
-	knownBug(t, "Ctrl-C while Tab candidates are listed keeps the line (readline complete mode eats CharInterrupt)")
 	_, boot := ptyCluster(t)
 	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history")
 	s.expect(prompt)
@@ -109,7 +95,6 @@ func TestReviewPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
 // and the playground, with `go run ./cmd/kql --playground` as its first
 // command; the repository has no README.md.
 func TestReviewReadmeStartsWithThePlayground(t *testing.T) {
-	knownBug(t, "there is no README.md")
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
@@ -124,23 +109,4 @@ func TestReviewReadmeStartsWithThePlayground(t *testing.T) {
 	if first != "go run ./cmd/kql --playground" {
 		t.Fatalf("the README's first command is %q, want go run ./cmd/kql --playground", first)
 	}
-}
-
-// TestReviewFailingScripts runs testdata/script/failing/*.txtar: end-to-end
-// scripts that show known bugs. TestScripts does not run that directory.
-func TestReviewFailingScripts(t *testing.T) {
-	knownBug(t, "see testdata/script/failing/*.txtar")
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "script", "failing"),
-		RequireExplicitExec: true,
-		Setup: func(env *testscript.Env) error {
-			env.Setenv("NO_COLOR", "")
-			env.Setenv("HOME", env.WorkDir)
-			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
-			return nil
-		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits": cmdExits,
-		},
-	})
 }

@@ -55,8 +55,9 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	}
 	defer res.Close()
 	if p, ok := res.(exec.Pager); ok {
-		if _, isConsume := stmt.(*lang.Consume); isConsume {
+		if c, isConsume := stmt.(*lang.Consume); isConsume {
 			a.pager = p
+			a.pagerForward = c.From == nil || (c.From.Kind != lang.FromNewest && c.From.Kind != lang.FromTail)
 		}
 	}
 
