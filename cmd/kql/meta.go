@@ -203,7 +203,7 @@ func (a *app) metaInclude(ctx context.Context, arg string) error {
 	if err != nil {
 		return fmt.Errorf(`\i: %w`, err)
 	}
-	s := &script{name: arg, text: string(data)}
+	s := &script{name: arg, text: scriptText(data)}
 	if !a.parseScript(s) {
 		return fmt.Errorf(`\i %s: nothing was run: fix the syntax errors above`, arg)
 	}

@@ -110,3 +110,11 @@ func TestReviewReadmeStartsWithThePlayground(t *testing.T) {
 		t.Fatalf("the README's first command is %q, want go run ./cmd/kql --playground", first)
 	}
 }
+
+// A script saved with a UTF-8 byte order mark (Windows editors) is KafkaQL
+// all the same.
+func TestScriptWithByteOrderMark(t *testing.T) {
+	if got := scriptText([]byte("\uFEFFSHOW TOPICS;")); got != "SHOW TOPICS;" {
+		t.Fatalf("scriptText kept the BOM: %q", got)
+	}
+}

@@ -60,9 +60,15 @@ func (a *app) loadScripts() ([]*script, error) {
 		if err != nil {
 			return nil, fmt.Errorf("kql: -f %s: %w", s.text, unwrapPathError(err))
 		}
-		out = append(out, &script{name: name, text: string(data)})
+		out = append(out, &script{name: name, text: scriptText(data)})
 	}
 	return out, nil
+}
+
+// scriptText drops a UTF-8 byte order mark, which editors on Windows put
+// at the start of a file and which is not KafkaQL.
+func scriptText(data []byte) string {
+	return strings.TrimPrefix(string(data), "\uFEFF")
 }
 
 func unwrapPathError(err error) error {
