@@ -98,6 +98,30 @@ func TestStatementsOnBothBackends(t *testing.T) {
 			}
 		})
 
+		t.Run("describe topic with 60 partitions: one request per broker per step", func(t *testing.T) {
+			wide := kafkatest.TopicName(t)
+			adm := kadm.NewClient(kafkatest.Client(t, b))
+			_, err := adm.CreateTopic(ctxT(t), 60, 3, nil, wide)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool {
+				_, _, err := run(t, s, &lang.DescribeTopic{Topic: wide})
+				return err == nil
+			}, 20*time.Second, 100*time.Millisecond)
+			tr.reset()
+			rows, _ := mustRun(t, s, &lang.DescribeTopic{Topic: wide})
+			require.Len(t, rows, 60)
+			leaders := map[int64]bool{}
+			for _, r := range rows {
+				leaders[r[1].(int64)] = true
+			}
+			require.Len(t, leaders, 3, "60 partitions are led by all 3 brokers")
+			require.Equal(t, map[int32]int{}, without(tr.count("Metadata"), 1), "one Metadata request")
+			for id, n := range tr.count("ListOffsets") {
+				require.Equal(t, 2, n, "broker %d: one ListOffsets for the earliest and one for the latest offsets, not one per partition", id)
+			}
+			require.Len(t, tr.count("ListOffsets"), 3)
+		})
+
 		t.Run("consume newest equals the end of oldest", func(t *testing.T) {
 			all := consumeAll(t, s, &lang.Consume{Topic: topic, Limit: i64(1000)})
 			require.Len(t, all, 60)
@@ -282,4 +306,34 @@ func TestBrokerKilledStatementsAnswerOrNameIt(t *testing.T) {
 	}, 60*time.Second, time.Second)
 	all := consumeAll(t, s, &lang.Consume{Topic: topic, Limit: i64(1000)})
 	require.Len(t, all, 30)
+}
+
+// without returns counts whose total is not want, as a map to compare
+// against empty: without(m, 1) is empty when exactly one request was sent.
+func without(m map[int32]int, want int) map[int32]int {
+	total := 0
+	for _, n := range m {
+		total += n
+	}
+	if total == want {
+		return map[int32]int{}
+	}
+	return m
+}
+
+func TestShowTopicsMarksInternalTopics(t *testing.T) {
+	r := kafkatest.Shared(t)
+	s, _ := session(t, r)
+	topic := kafkatest.TopicName(t)
+	adm := kadm.NewClient(kafkatest.Client(t, r))
+	_, err := adm.CreateTopic(ctxT(t), 1, 3, nil, topic)
+	require.NoError(t, err)
+	// A commit makes Kafka create its internal offsets topic.
+	_, err = adm.CommitOffsets(ctxT(t), kafkatest.GroupName(t), kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 0}))
+	require.NoError(t, err)
+	internal := "__consumer_offsets"
+	rows, _ := mustRun(t, s, &lang.ShowTopics{Like: &internal})
+	require.Len(t, rows, 1)
+	require.Equal(t, true, rows[0][3], "internal column")
+	require.Equal(t, int64(3), rows[0][2], "offsets.topic.replication.factor=3")
 }
