@@ -237,10 +237,9 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	keys := make(map[kafka.TopicPartition][]key, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
 	step := map[kafka.TopicPartition]int64{}
-	for tp, b := range bounds {
+	for tp := range bounds {
 		lows[tp] = ends[tp]
 		step[tp] = need
-		_ = b
 	}
 	for {
 		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m}
