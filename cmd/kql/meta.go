@@ -30,7 +30,7 @@ func metaCommands() []metaCommand {
 		{"trace", "[on|off]", "toggle printing each broker request (api, broker, partitions or groups, duration, error)", (*app).metaTrace},
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
-		{"next", "", "the next, older page of the last CONSUME (prints the statement it runs)", (*app).metaNext},
+		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
 		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
