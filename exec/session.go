@@ -83,22 +83,22 @@ const namesMaxAge = 30 * time.Second
 // Topics returns topic names for completion, from a cache refreshed when
 // older than 30 seconds.
 func (s *Session) Topics(ctx context.Context) ([]string, error) {
-	if err := s.refreshNames(ctx); err != nil {
-		return nil, err
-	}
-	s.namesMu.Lock()
-	defer s.namesMu.Unlock()
-	return slices.Clone(s.topicNames), nil
+	return s.names(ctx, &s.topicNames)
 }
 
 // Groups returns consumer group names for completion.
 func (s *Session) Groups(ctx context.Context) ([]string, error) {
+	return s.names(ctx, &s.groupNames)
+}
+
+// names refreshes the cache if stale and returns a copy of one of its lists.
+func (s *Session) names(ctx context.Context, list *[]string) ([]string, error) {
 	if err := s.refreshNames(ctx); err != nil {
 		return nil, err
 	}
 	s.namesMu.Lock()
 	defer s.namesMu.Unlock()
-	return slices.Clone(s.groupNames), nil
+	return slices.Clone(*list), nil
 }
 
 func (s *Session) refreshNames(ctx context.Context) error {
