@@ -1,0 +1,57 @@
+package result
+
+import "time"
+
+// Record is one Kafka record as the record path carries it: typed fields,
+// no boxing. A statement that reads records (CONSUME, SELECT) hands them out
+// through RecordStream; renderers and the query engine read the fields
+// directly, so a million-record scan allocates nothing per record.
+//
+// The slices (Key, Value, Headers and their bytes) belong to the stream and
+// stay valid only until its next call to NextRecord: copy what must outlive
+// that. A nil Key or Value is NULL (a tombstone's value); an empty non-nil
+// one is the empty string.
+type Record struct {
+	Partition int32
+	Offset    int64
+	Timestamp int64 // milliseconds since the Unix epoch, as Kafka stores it
+	Key       []byte
+	Value     []byte
+	Headers   []Header
+}
+
+// Time returns the record's timestamp as a UTC time.
+func (r *Record) Time() time.Time { return time.UnixMilli(r.Timestamp).UTC() }
+
+// RecordColumns are the six columns of a record, in the documented order;
+// JSON output uses these names as keys.
+var RecordColumns = []Column{
+	{Name: "partition", Type: Int}, {Name: "offset", Type: Int}, {Name: "timestamp", Type: Time},
+	{Name: "key", Type: Bytes}, {Name: "value", Type: Bytes}, {Name: "headers", Type: Headers},
+}
+
+// Row returns the record as a Row in RecordColumns order, for consumers
+// that take any result (the row holds copies of nothing: its slices are the
+// record's, valid as long as the record's).
+func (r *Record) Row() Row {
+	var k, v any
+	if r.Key != nil {
+		k = r.Key
+	}
+	if r.Value != nil {
+		v = r.Value
+	}
+	hs := r.Headers
+	if hs == nil {
+		hs = []Header{}
+	}
+	return Row{int64(r.Partition), r.Offset, r.Time(), k, v, hs}
+}
+
+// RecordStream is a Result whose rows are records in RecordColumns order.
+// Its NextRecord and the Result's Next read the same stream: a consumer uses
+// one or the other. The returned *Record is reused by the next call.
+type RecordStream interface {
+	Result
+	NextRecord() (*Record, bool)
+}
