@@ -55,7 +55,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	}
 
 	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from, selected: parts}
-	r.mg = &merger{ctx: ctx, cl: s.cl, m: m}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
@@ -254,7 +254,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		}
 	}
 	for {
-		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m}
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget}
 		widened := false
 		for tp, b := range bounds {
 			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
@@ -493,6 +493,7 @@ func sortedPositions(m map[kafka.TopicPartition]int64) []lang.PartitionOffset {
 // (timestamp, partition, offset) order: a k-way merge over a binary heap
 // of the partitions' next records.
 type merger struct {
+	budget  int64 // bytes buffered ahead; 0 = kafka.DefaultReadBudget
 	ctx     context.Context
 	cl      *kafka.Cluster
 	m       *kafka.Metadata
@@ -523,7 +524,7 @@ func (mg *merger) start() {
 	}
 	mg.started = true
 	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
-	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, kafka.DefaultReadBudget, true)
+	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, mg.budget, true)
 	mg.srcs = make([]*source, len(mg.ranges))
 	for i, rg := range mg.ranges {
 		mg.srcs[i] = &source{tp: rg.TP}
