@@ -52,9 +52,9 @@ type Reader struct {
 	m        *Metadata
 	parts    map[TopicPartition]*readPart
 	order    []*readPart // by partition, for stable iteration
-	buffered int64      // bytes queued or held by the consumer
-	missing  []error    // partitions that failed for good, in the order they failed
-	err      error      // a request-level failure: the read cannot go on
+	buffered int64       // bytes queued or held by the consumer
+	missing  []error     // partitions that failed for good, in the order they failed
+	err      error       // a request-level failure: the read cannot go on
 	closed   bool
 	wg       sync.WaitGroup
 	stopWake func() bool
