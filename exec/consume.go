@@ -383,7 +383,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		return nil, false
 	}
 	for r.emitted < r.limit {
-		rec, err := r.mg.next()
+		rec, ts, err := r.mg.next()
 		if err != nil {
 			r.finish()
 			r.err = err
@@ -397,7 +397,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 			continue
 		}
 		r.emitted++
-		fillRecord(&r.rec, rec)
+		fillRecord(&r.rec, rec, ts)
 		return &r.rec, true
 	}
 	r.finish()
@@ -416,11 +416,12 @@ func (r *consumeResult) finish() {
 func (r *consumeResult) Err() error { return r.err }
 func (r *consumeResult) Close()     { r.finish() }
 
-// fillRecord copies rec's fields into dst, reusing dst's header slice.
-func fillRecord(dst *result.Record, rec *kgo.Record) {
+// fillRecord copies rec's fields into dst, reusing dst's header slice; ts
+// is rec's timestamp in ms, which the merge already has.
+func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
 	dst.Partition = rec.Partition
 	dst.Offset = rec.Offset
-	dst.Timestamp = rec.Timestamp.UnixMilli()
+	dst.Timestamp = ts
 	dst.Key = rec.Key
 	dst.Value = rec.Value
 	hs := dst.Headers[:0]
@@ -569,25 +570,26 @@ func (mg *merger) refill(s *source) (bool, error) {
 	}
 }
 
-// next returns the next record in row order, or nil at the end.
-func (mg *merger) next() (*kgo.Record, error) {
+// next returns the next record in row order and its timestamp in ms, or
+// nil at the end.
+func (mg *merger) next() (*kgo.Record, int64, error) {
 	if err := mg.prime(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(mg.heap) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	s := mg.heap[0]
-	rec := s.recs[s.i]
+	rec, ts := s.recs[s.i], s.ts
 	s.i++
 	if s.i < len(s.recs) {
 		s.ts = s.recs[s.i].Timestamp.UnixMilli()
 		mg.down(0)
-		return rec, nil
+		return rec, ts, nil
 	}
 	ok, err := mg.refill(s)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if ok {
 		mg.down(0)
@@ -600,7 +602,7 @@ func (mg *merger) next() (*kgo.Record, error) {
 			mg.down(0)
 		}
 	}
-	return rec, nil
+	return rec, ts, nil
 }
 
 // less orders sources by their next record: timestamp, partition, offset.

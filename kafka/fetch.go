@@ -25,6 +25,9 @@ type FetchAnswer struct {
 	// response was full (Fetch's MaxBytes) before its turn. Nothing was
 	// read and nothing is wrong; ask again.
 	Omitted bool
+	// WireBytes is the size of the record batches as they came, before
+	// decompression.
+	WireBytes int
 }
 
 var decompressor = kgo.DefaultDecompressor()
@@ -108,6 +111,7 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
 						Records: fp.Records, Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						WireBytes: len(rp.RecordBatches),
 					}})
 				}
 			}

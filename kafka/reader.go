@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -29,9 +30,10 @@ const DefaultReadBudget = 8 << 20
 //
 // Memory is bounded by bytes, not records: lanes prefetch only while the
 // records buffered across all partitions are under the budget, and each
-// partition asks for at most budget/(2*partitions) bytes per Fetch (Kafka
-// still returns at least one whole batch), so 32 or 1000 partitions cost
-// about the same. A partition the consumer is waiting for is always
+// partition asks for at most budget/(2*partitions) bytes of memory per
+// Fetch (Kafka still returns at least one whole batch), converted to wire
+// bytes by the expansion measured so far (decompression, decoded
+// records), so 32 or 1000 partitions cost about the same. A partition the consumer is waiting for is always
 // fetched, whatever the budget, so a reader never deadlocks on its own
 // prefetch.
 //
@@ -44,7 +46,6 @@ type Reader struct {
 	ctx           context.Context
 	cancel        context.CancelFunc
 	readCommitted bool
-	perPartition  int32 // PartitionMaxBytes of each Fetch
 	budget        int64
 
 	mu       sync.Mutex
@@ -56,8 +57,12 @@ type Reader struct {
 	missing  []error     // partitions that failed for good, in the order they failed
 	err      error       // a request-level failure: the read cannot go on
 	closed   bool
-	wg       sync.WaitGroup
-	stopWake func() bool
+	// expansion is what a byte on the wire becomes in memory once
+	// decompressed and decoded, as measured so far: a Fetch's byte limits
+	// count wire bytes, the budget counts memory.
+	expansion float64
+	wg        sync.WaitGroup
+	stopWake  func() bool
 }
 
 type readPart struct {
@@ -77,9 +82,19 @@ type chunk struct {
 	bytes int64
 }
 
-// recordOverhead approximates what a decoded record costs beyond its key
-// and value (the kgo.Record and its pointer), for the byte budget.
-const recordOverhead = 200
+// recordOverhead is what a decoded record costs beyond its key, value and
+// headers: the kgo.Record in its batch's slab and the pointer to it.
+const recordOverhead = int64(unsafe.Sizeof(kgo.Record{})) + 8
+
+// headerOverhead is what each header costs beyond its key and value.
+const headerOverhead = int64(unsafe.Sizeof(kgo.RecordHeader{}))
+
+// askBytes is the PartitionMaxBytes of the next Fetch: each partition's
+// share of the budget, in wire bytes. The caller holds r.mu.
+func (r *Reader) askBytes() int32 {
+	per := float64(r.budget) / float64(2*max(len(r.order), 1)) / r.expansion
+	return int32(min(max(per, 4<<10), 1<<20))
+}
 
 // NewReader starts reading the ranges; ranges that are already empty are
 // done from the start. m says where the leaders are; the reader follows
@@ -92,8 +107,7 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
 		parts: make(map[TopicPartition]*readPart, len(ranges))}
 	r.cond = sync.NewCond(&r.mu)
-	per := budget / int64(2*max(len(ranges), 1))
-	r.perPartition = int32(min(max(per, 4<<10), 1<<20))
+	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	lanes := map[int32][]*readPart{}
 	for _, rg := range ranges {
 		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
@@ -209,9 +223,10 @@ func (r *Reader) lane(ps []*readPart) {
 			order[i] = p.tp
 		}
 		m := r.m
+		ask := r.askBytes()
 		r.mu.Unlock()
 
-		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, r.perPartition, r.readCommitted)
+		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, ask, r.readCommitted)
 
 		r.mu.Lock()
 		for _, p := range batch {
@@ -283,9 +298,16 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		var bytes int64
 		for _, rec := range recs {
 			bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
+			for _, h := range rec.Headers {
+				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
+			}
 		}
 		p.queue = append(p.queue, chunk{recs: recs, bytes: bytes})
 		r.buffered += bytes
+		if a.WireBytes > 0 && len(recs) == len(a.Records) {
+			// A moving average: one odd batch does not swing the asks.
+			r.expansion = 0.75*r.expansion + 0.25*max(float64(bytes)/float64(a.WireBytes), 1)
+		}
 	}
 	if a.Err != nil {
 		p.failed = true
