@@ -284,3 +284,41 @@ func TestConsumeWithBatchesLargerThanTheBudget(t *testing.T) {
 	require.NoError(t, res.Err())
 	require.Equal(t, n, got)
 }
+
+// A NEWEST page that covers every position of every partition holds every
+// record, so it is read once, like FROM OLDEST, with no key scan first;
+// and it is still the last n of FROM OLDEST.
+func TestConsumeNewestCoveringEverythingReadsOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 6)
+	const n = 3000
+	require.NoError(t, seedRecords(ctxT(t), f.kcl, "t", 6, n))
+	fetched := func(from lang.StartKind, limit int64) (int, []string) {
+		f.trace.reset()
+		res, err := f.sess.Execute(ctxT(t), &lang.Consume{Topic: "t", From: &lang.Start{Kind: from}, Limit: &limit})
+		require.NoError(t, err)
+		defer res.Close()
+		var keys []string
+		for {
+			row, ok := res.Next()
+			if !ok {
+				break
+			}
+			keys = append(keys, string(row[3].([]byte)))
+		}
+		require.NoError(t, res.Err())
+		total := 0
+		for _, c := range f.trace.count("Fetch") {
+			total += c
+		}
+		return total, keys
+	}
+	oldestFetches, all := fetched(lang.FromOldest, n)
+	newestFetches, newest := fetched(lang.FromNewest, n)
+	require.Equal(t, all, newest)
+	require.LessOrEqual(t, newestFetches, oldestFetches+3, "FROM NEWEST LIMIT %d scanned keys before reading", n)
+	// One record fewer than there are: the key scan is needed, and the
+	// page is still the newest n-1.
+	_, page := fetched(lang.FromNewest, n-1)
+	require.Equal(t, all[1:], page)
+}
