@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -228,14 +229,22 @@ func participleTokens(toks []token) []lexer.Token {
 	return out
 }
 
-var grammar = participle.MustBuild[gRoot](
-	participle.Lexer(tokenDefinition{}),
-	participle.CaseInsensitive("Ident", "Probe"),
-	// No lookahead: once an alternative has matched its first token it is
-	// chosen, so an error is reported at the token that broke it (the
-	// "two" of PARTITION (0,two,2)), not where an enclosing rule gave up.
-	participle.UseLookahead(0),
-)
+// grammar returns the parser, built once. Building it is the largest part
+// of kql's start-up (about a millisecond and a half), so init starts it on
+// another goroutine: a one-shot `kql -e` overlaps it with the rest of
+// start-up instead of waiting for it first.
+var grammar = sync.OnceValue(func() *participle.Parser[gRoot] {
+	return participle.MustBuild[gRoot](
+		participle.Lexer(tokenDefinition{}),
+		participle.CaseInsensitive("Ident", "Probe"),
+		// No lookahead: once an alternative has matched its first token it is
+		// chosen, so an error is reported at the token that broke it (the
+		// "two" of PARTITION (0,two,2)), not where an enclosing rule gave up.
+		participle.UseLookahead(0),
+	)
+})
+
+func init() { go grammar() }
 
 // parseTokens runs the grammar over toks, which must end with an EOF token.
 func parseTokens(toks []lexer.Token) (*gRoot, error) {
@@ -243,5 +252,5 @@ func parseTokens(toks []lexer.Token) (*gRoot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return grammar.ParseFromLexer(peek)
+	return grammar().ParseFromLexer(peek)
 }
