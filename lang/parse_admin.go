@@ -291,7 +291,6 @@ func (ps *parseState) deleteStmt(g *gDelete) (Statement, *Error) {
 	return st, nil
 }
 
-
 // adminHint explains two slips the grammar alone reports badly: EXECUTE
 // written before the end, and DELETE TOPIC for DROP TOPIC.
 func (ps *parseState) adminHint(i int, word string) string {
