@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -125,6 +126,15 @@ func (s *Session) alterConfigs(ctx context.Context, st *lang.AlterConfigs) (resu
 		ops = append(ops, kafka.AlterOp{Name: n})
 	}
 	if err := s.cl.AlterConfigs(ctx, r, ops); err != nil {
+		// The broker's message usually names the config it refused; when
+		// it does not (kfake, an old broker), name what was asked.
+		named := false
+		for _, op := range ops {
+			named = named || strings.Contains(err.Error(), op.Name)
+		}
+		if !named {
+			return nil, fmt.Errorf("%s: nothing was changed: %w (the change was %s)", alterWhat(st), err, describeOps(ops))
+		}
 		return nil, fmt.Errorf("%s: nothing was changed: %w", alterWhat(st), err)
 	}
 	// The broker that took the change may answer before every broker's
@@ -143,6 +153,21 @@ func (s *Session) alterConfigs(ctx context.Context, st *lang.AlterConfigs) (resu
 		res.Notes = append(res.Notes, fmt.Sprintf("notice: the change was accepted, but after %s %s did not yet read back as changed; new_value is what it read", configSettle, r))
 	}
 	return res, nil
+}
+
+func describeOps(ops []kafka.AlterOp) string {
+	parts := make([]string, len(ops))
+	for i, op := range ops {
+		switch {
+		case op.Value == nil:
+			parts[i] = "UNSET " + op.Name
+		case sensitiveName.MatchString(op.Name):
+			parts[i] = op.Name + " = " + hidden
+		default:
+			parts[i] = op.Name + " = " + lang.Quote([]byte(*op.Value))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func alterWhat(st *lang.AlterConfigs) string {
@@ -170,7 +195,7 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 				if !ok || e.Sensitive {
 					continue // nothing to compare with
 				}
-				if e.Source != own || e.Value == nil || *e.Value != c.Value {
+				if e.Value == nil || *e.Value != c.Value {
 					done = false
 				}
 			}

@@ -139,6 +139,7 @@ type resetRow struct {
 type resetPlan struct {
 	rows    []resetRow
 	notes   []string
+	meta    *kafka.Metadata
 	created bool // the group does not exist yet: EXECUTE creates it
 }
 
@@ -159,7 +160,7 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 	if err != nil {
 		return nil, err
 	}
-	plan := &resetPlan{created: !gs.exists}
+	plan := &resetPlan{created: !gs.exists, meta: m}
 	var committed map[kafka.TopicPartition]int64
 	if gs.exists {
 		if committed, err = s.committedOffsets(ctx, st.Group, m); err != nil {
@@ -340,7 +341,7 @@ func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.R
 		for _, r := range plan.rows {
 			offsets[r.tp] = r.target
 		}
-		if failed, err = s.cl.CommitOffsets(ctx, st.Group, offsets); err != nil {
+		if failed, err = s.cl.CommitOffsets(ctx, plan.meta, st.Group, offsets); err != nil {
 			return nil, fmt.Errorf("%s: nothing was committed: %w", resetWhat(st), err)
 		}
 		s.forgetNames()

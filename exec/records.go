@@ -22,7 +22,9 @@ type deleteRow struct {
 	target int64 // the new log start: max(before, the BEFORE offset)
 }
 
-func deleteWhat(st *lang.DeleteRecords) string { return fmt.Sprintf("DELETE RECORDS FROM %q", st.Topic) }
+func deleteWhat(st *lang.DeleteRecords) string {
+	return fmt.Sprintf("DELETE RECORDS FROM %q", st.Topic)
+}
 
 // planDeleteRecords computes what DELETE RECORDS would delete, without
 // deleting anything. An offset past a partition's end fails the whole

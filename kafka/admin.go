@@ -310,13 +310,18 @@ func (c *Cluster) DeleteRecords(ctx context.Context, m *Metadata, before map[Top
 // active members), at the group's coordinator, found again if it moved.
 // The answer is per partition: failed holds the partitions the coordinator
 // refused.
-func (c *Cluster) CommitOffsets(ctx context.Context, group string, offsets map[TopicPartition]int64) (map[TopicPartition]*PartitionError, error) {
+// m gives the topic ids that OffsetCommit v10+ carries instead of names.
+func (c *Cluster) CommitOffsets(ctx context.Context, m *Metadata, group string, offsets map[TopicPartition]int64) (map[TopicPartition]*PartitionError, error) {
 	const api = "OffsetCommit"
 	parts := make([]TopicPartition, 0, len(offsets))
 	for tp := range offsets {
 		parts = append(parts, tp)
 	}
 	type answer = map[TopicPartition]int16
+	idNames := make(map[[16]byte]string, len(m.Topics))
+	for name, t := range m.Topics {
+		idNames[t.ID] = name
+	}
 	var coordinator int32 = -1
 	got, gfail, err := Coordinators(ctx, c, []string{group}, GroupRequest[answer]{
 		API: api,
@@ -327,6 +332,9 @@ func (c *Cluster) CommitOffsets(ctx context.Context, group string, offsets map[T
 			for _, tps := range byTopic(parts) {
 				rt := kmsg.NewOffsetCommitRequestTopic()
 				rt.Topic = tps.topic
+				if t, ok := m.Topics[tps.topic]; ok {
+					rt.TopicID = t.ID
+				}
 				for _, p := range tps.partitions {
 					rp := kmsg.NewOffsetCommitRequestTopicPartition()
 					rp.Partition = p
@@ -342,8 +350,12 @@ func (c *Cluster) CommitOffsets(ctx context.Context, group string, offsets map[T
 			codes := answer{}
 			var groupCode int16
 			for _, t := range raw.(*kmsg.OffsetCommitResponse).Topics {
+				name := t.Topic
+				if name == "" {
+					name = idNames[t.TopicID]
+				}
 				for _, p := range t.Partitions {
-					codes[TopicPartition{t.Topic, p.Partition}] = p.ErrorCode
+					codes[TopicPartition{name, p.Partition}] = p.ErrorCode
 					// OffsetCommit has no group-level error: a moved
 					// or loading coordinator answers it per partition.
 					if Classify(p.ErrorCode) == MovedCoordinator {
