@@ -192,10 +192,10 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 			done := true
 			for _, c := range st.Set {
 				e, ok := now[c.Name]
-				if !ok || e.Sensitive {
-					continue // nothing to compare with
+				if ok && e.Sensitive {
+					continue // there is no value to compare with
 				}
-				if e.Value == nil || *e.Value != c.Value {
+				if !ok || e.Value == nil || *e.Value != c.Value {
 					done = false
 				}
 			}
