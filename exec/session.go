@@ -23,6 +23,10 @@ type Session struct {
 	// Now is the clock used for FROM ... AGO; tests replace it.
 	Now func() time.Time
 
+	// ReadBudget bounds the bytes of fetched records a record read buffers
+	// ahead of its consumer; 0 means kafka.DefaultReadBudget.
+	ReadBudget int64
+
 	namesMu    sync.Mutex
 	topicNames []string
 	groupNames []string
