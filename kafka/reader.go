@@ -149,6 +149,7 @@ func (r *Reader) needs(p *readPart) bool {
 // lane keeps one leader's partitions fetched, one Fetch at a time.
 func (r *Reader) lane(ps []*readPart) {
 	defer r.wg.Done()
+	lap := 0
 	for {
 		r.mu.Lock()
 		var batch []*readPart
@@ -176,15 +177,41 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 			r.cond.Wait()
 		}
+		// A Fetch answer that fills its MaxBytes leaves out the partitions
+		// after it: the ones the consumer waits for go first, and the
+		// rest take turns.
+		lap++
+		slices.SortStableFunc(batch, func(a, b *readPart) int {
+			switch {
+			case a.wanted && !b.wanted:
+				return -1
+			case b.wanted && !a.wanted:
+				return 1
+			}
+			return 0
+		})
+		if n := len(batch); n > 1 {
+			first := 0
+			for first < n && batch[first].wanted {
+				first++
+			}
+			if rest := batch[first:]; len(rest) > 1 {
+				k := lap % len(rest)
+				rotated := append(slices.Clone(rest[k:]), rest[:k]...)
+				copy(rest, rotated)
+			}
+		}
+		order := make([]TopicPartition, len(batch))
 		positions := make(map[TopicPartition]int64, len(batch))
-		for _, p := range batch {
+		for i, p := range batch {
 			p.inflight = true
 			positions[p.tp] = p.pos
+			order[i] = p.tp
 		}
 		m := r.m
 		r.mu.Unlock()
 
-		got, failed, err := r.cl.Fetch(r.ctx, m, positions, r.perPartition, r.readCommitted)
+		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, r.perPartition, r.readCommitted)
 
 		r.mu.Lock()
 		for _, p := range batch {
@@ -215,8 +242,19 @@ func (r *Reader) lane(ps []*readPart) {
 			p.failed = true
 			r.missing = append(r.missing, pe)
 		}
+		// Only the first partition of a broker's request is sure to get
+		// a batch if it has one (KIP-74); the others may come back empty
+		// because the answer was full, which is no stall.
+		first := map[int32]TopicPartition{}
+		for _, tp := range order {
+			if l := leaderOf(m, tp); l >= 0 {
+				if _, ok := first[l]; !ok {
+					first[l] = tp
+				}
+			}
+		}
 		for tp, a := range got {
-			r.apply(r.parts[tp], a)
+			r.apply(r.parts[tp], a, first[leaderOf(m, tp)] == tp)
 		}
 		r.mu.Unlock()
 	}
@@ -226,8 +264,9 @@ func (r *Reader) lane(ps []*readPart) {
 // before it is reported instead of asked again.
 const maxStalls = 5
 
-// apply queues one partition's answer; the caller holds r.mu.
-func (r *Reader) apply(p *readPart, a FetchAnswer) {
+// apply queues one partition's answer; the caller holds r.mu. first says
+// the partition came first in its broker's request.
+func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 	recs := a.Records
 	// Records come in offset order; ProcessFetchPartition already left out
 	// those before the position. Cut those at or past the end.
@@ -254,7 +293,13 @@ func (r *Reader) apply(p *readPart, a FetchAnswer) {
 			Err: fmt.Errorf("decoding records at offset %d: %w", p.pos, a.Err)})
 		return
 	}
+	if a.Omitted {
+		return // the response was full before this partition's turn
+	}
 	if a.Next <= p.pos && len(recs) == 0 {
+		if !first {
+			return
+		}
 		p.stalls++
 		if p.stalls >= maxStalls {
 			p.failed = true

@@ -226,7 +226,7 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 				for _, tp := range bparts {
 					if !answered[tp] {
 						failed[tp] = &PartitionError{API: lr.API, Topic: tp.Topic, Partition: tp.Partition, Broker: broker, Addr: m.Addr(broker),
-							Err: errors.New("the broker's response did not mention this partition")}
+							Err: ErrNotMentioned}
 					}
 				}
 			})
@@ -249,6 +249,12 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 	}
 	return got, failed, nil
 }
+
+// ErrNotMentioned is a partition's failure when its leader's response left
+// it out. For most requests that is a broker bug; a Fetch answer leaves
+// out the partitions that did not fit in the response's MaxBytes, which is
+// no failure at all (see Cluster.Fetch).
+var ErrNotMentioned = errors.New("the broker's response did not mention this partition")
 
 // transientBackoff is the pause before retrying a transient failure.
 const transientBackoff = 200 * time.Millisecond
