@@ -65,6 +65,18 @@ func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.createTopic(ctx, st)
 	case *lang.DropTopic:
 		return s.dropTopic(ctx, st)
+	case *lang.ShowConfigs:
+		return s.showConfigs(ctx, st)
+	case *lang.AlterConfigs:
+		return s.alterConfigs(ctx, st)
+	case *lang.AlterPartitions:
+		return s.alterPartitions(ctx, st)
+	case *lang.ResetGroup:
+		return s.resetGroup(ctx, st)
+	case *lang.DeleteGroup:
+		return s.deleteGroup(ctx, st)
+	case *lang.DeleteRecords:
+		return s.deleteRecords(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,4 +341,42 @@ func SortedPartitionErrors(m map[TopicPartition]*PartitionError) []*PartitionErr
 		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
 	})
 	return out
+}
+
+// ToBroker sends a request that only one particular broker can answer: a
+// broker's own configs (DescribeConfigs and IncrementalAlterConfigs of a
+// BROKER resource) come from that broker, and another broker answers
+// INVALID_REQUEST. A broker the cluster does not list is an error that
+// names the brokers it does list.
+func (c *Cluster) ToBroker(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
+	m := c.Latest()
+	if m == nil || !m.hasBroker(broker) {
+		var err error
+		if m, err = c.Metadata(ctx, []string{}); err != nil {
+			return nil, err
+		}
+	}
+	if !m.hasBroker(broker) {
+		ids := make([]string, len(m.Brokers))
+		for i, b := range m.Brokers {
+			ids[i] = fmt.Sprint(b.ID)
+		}
+		return nil, &UnknownBrokerError{ID: broker, Known: ids}
+	}
+	return c.send(ctx, api, broker, items, req)
+}
+
+// UnknownBrokerError says the cluster lists no broker with this id.
+type UnknownBrokerError struct {
+	ID    int32
+	Known []string
+}
+
+func (e *UnknownBrokerError) Error() string {
+	return fmt.Sprintf("no broker with id %d: the cluster lists brokers %s (SHOW BROKERS lists them)", e.ID, strings.Join(e.Known, ", "))
+}
+
+func (m *Metadata) hasBroker(id int32) bool {
+	_, ok := m.Broker(id)
+	return ok
 }

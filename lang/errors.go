@@ -307,7 +307,7 @@ func statementLabel(toks []token) string {
 		first = "DESCRIBE"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			return first + " " + strings.ToUpper(toks[i+1].text)
 		}
@@ -316,7 +316,8 @@ func statementLabel(toks []token) string {
 }
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
-	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true}
+	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
+	"ALTER": true, "RESET": true, "DELETE": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {
@@ -353,6 +354,9 @@ func (ps *parseState) syntaxError(i int) *Error {
 		e.Msg = "unexpected ';' inside a statement: only one statement can be parsed here"
 	case exp.end:
 		e.Msg = fmt.Sprintf("unexpected %s after a complete %s statement", describe(tok), statementLabel(ps.toks))
+	}
+	if e.Hint == "" {
+		e.Hint = ps.adminHint(i, word)
 	}
 	if e.Hint == "" {
 		e.Hint = ps.hint(tok, word, exp)

@@ -55,12 +55,16 @@ type gStmt struct {
 	Produce  *gProduce  `parser:"| @@"`
 	Create   *gCreate   `parser:"| @@"`
 	Drop     *gDrop     `parser:"| @@"`
+	Alter    *gAlter    `parser:"| @@"`
+	Reset    *gReset    `parser:"| @@"`
+	Delete   *gDelete   `parser:"| @@"`
 }
 
 type gShow struct {
-	Listing string `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
-	Like    *gLike `parser:"         @@?"`
-	Single  string `parser:"       | @('BROKERS' | 'CLUSTER') )"`
+	Listing string        `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
+	Like    *gLike        `parser:"         @@?"`
+	Single  string        `parser:"       | @('BROKERS' | 'CLUSTER')"`
+	Configs *gShowConfigs `parser:"       | @@ )"`
 }
 
 type gLike struct {

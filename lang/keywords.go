@@ -8,13 +8,15 @@ import (
 // keywordOrder lists every keyword in the order error messages list them:
 // statements first, then each statement's words in grammar order.
 var keywordOrder = []string{
-	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "EXPLAIN",
+	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN",
 	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
 	"INTO", "KEY", "VALUE", "PAYLOAD",
 	"PARTITION", "PARTITIONS", "LIMIT", "SKIP", "HEADER", "NULL",
 	"REPLICATION", "WITH", "IF", "EXISTS",
+	"CONFIGS", "FOR", "BROKER", "ALL", "SET", "UNSET",
+	"TO", "SHIFT", "BY", "RECORDS", "BEFORE", "EXECUTE",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -120,11 +120,20 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 			return nil, e
 		}
 		return &DropTopic{IfExists: g.Drop.IfExists, Topic: name}, nil
+	case g.Alter != nil:
+		return ps.alter(g.Alter)
+	case g.Reset != nil:
+		return ps.reset(g.Reset)
+	case g.Delete != nil:
+		return ps.deleteStmt(g.Delete)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
 
 func (ps *parseState) show(g *gShow) (Statement, *Error) {
+	if g.Configs != nil {
+		return ps.showConfigs(g.Configs)
+	}
 	var like *string
 	if g.Like != nil {
 		b, e := ps.unquote(g.Like.Pos, g.Like.Pattern)

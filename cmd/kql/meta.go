@@ -31,6 +31,7 @@ func metaCommands() []metaCommand {
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
+		{"set", "[confirm on|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP and the EXECUTE forms (default on)", (*app).metaSet},
 		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
