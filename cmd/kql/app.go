@@ -181,7 +181,7 @@ type app struct {
 	expanded bool
 	timing   bool
 	tracing  bool
-	confirm  bool // the shell asks before destructive statements (\set confirm)
+	confirm  bool      // the shell asks before destructive statements (\set confirm)
 	out      io.Writer // stdout, or the \o file
 	outFile  *os.File
 	outName  string
