@@ -14,9 +14,17 @@ import (
 )
 
 // send issues one request to one broker and reports it to the trace hook.
+// A broker that is also a bootstrap seed is asked over the seed's
+// connection, which Dial has already opened: kgo learns the other
+// brokers' addresses only by a Metadata request of its own, to a seed it
+// picks at random, and a hung seed would stall that request.
 func (c *Cluster) send(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
 	start := time.Now()
-	resp, err := c.cl.Broker(int(broker)).Request(ctx, req)
+	h := c.seedFor(broker)
+	if h == nil {
+		h = c.cl.Broker(int(broker))
+	}
+	resp, err := h.Request(ctx, req)
 	if fn := c.trace.Load(); fn != nil {
 		(*fn)(TraceEvent{API: api, Broker: broker, Addr: c.addr(broker), Items: items, Duration: time.Since(start), Err: err})
 	}
@@ -36,19 +44,9 @@ func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req
 	c.metaMu.Lock()
 	m := c.lastMeta
 	sticky := c.lastAnswered
-	seed := c.seedAnswered
-	c.seedAnswered = -1
 	c.metaMu.Unlock()
 	if m == nil || len(m.Brokers) == 0 {
 		return c.anySeed(ctx, api, items, req)
-	}
-	if seed >= 0 && seed < len(c.seeds) {
-		// The first request after Dial goes over the connection Dial
-		// opened: a one-shot statement then needs no second connection
-		// (and no second TLS and SASL handshake).
-		if resp, id, err := c.sendSeed(ctx, api, seed, m, items, req); err == nil {
-			return resp, id, nil
-		}
 	}
 	order := make([]int32, 0, len(m.Brokers))
 	for _, b := range m.Brokers {
@@ -81,34 +79,6 @@ func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req
 		return nil, -1, errs[0]
 	}
 	return nil, -1, fmt.Errorf("%s: no broker answered: %w", api, errors.Join(errs...))
-}
-
-// sendSeed sends over bootstrap seed i's connection. The trace names the
-// broker the seed's address belongs to when metadata lists it.
-func (c *Cluster) sendSeed(ctx context.Context, api string, i int, m *Metadata, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
-	addr := c.cfg.Bootstrap[i]
-	id := int32(-1)
-	for _, b := range m.Brokers {
-		if b.Addr() == addr {
-			id = b.ID
-		}
-	}
-	actx, cancel := context.WithTimeout(ctx, anyBrokerAttempt)
-	defer cancel()
-	start := time.Now()
-	resp, err := c.seeds[i].Request(actx, req)
-	if fn := c.trace.Load(); fn != nil {
-		(*fn)(TraceEvent{API: api, Broker: id, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
-	}
-	if err != nil {
-		return nil, -1, &BrokerError{API: api, ID: id, Addr: addr, Err: err}
-	}
-	if id >= 0 {
-		c.metaMu.Lock()
-		c.lastAnswered = id
-		c.metaMu.Unlock()
-	}
-	return resp, id, nil
 }
 
 // anyBrokerAttempt bounds the wait for one broker while others remain.
