@@ -158,6 +158,25 @@ func TestAlterNeverEchoesASecret(t *testing.T) {
 	require.NotContains(t, err.Error(), "s3cret-pw")
 }
 
+// Kafka types more configs as PASSWORD than their names say: the PEM
+// certificates and keys of ssl.keystore.certificate.chain and
+// ssl.truststore.certificates (KIP-651) are sensitive too. A failed ALTER
+// names what was asked without echoing any of them.
+func TestAlterNeverEchoesAPemConfig(t *testing.T) {
+	f := newFake(t)
+	for _, name := range []string{"ssl.truststore.certificates", "listener.name.x.ssl.keystore.certificate.chain", "ssl.keystore.key",
+		"sasl.oauthbearer.assertion.private.key.passphrase"} {
+		h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.IncrementalAlterConfigs}, Err: kerr.InvalidRequest, Count: 1})
+		_, _, err := run(t, f.sess, &lang.AlterConfigs{Resource: brokerRes(1), Set: []lang.TopicConfig{{Name: name, Value: "-----BEGIN PEM-----"}}})
+		h.Remove()
+		require.Error(t, err, name)
+		require.ErrorContains(t, err, name+" = "+hidden)
+		require.NotContains(t, err.Error(), "BEGIN PEM", name)
+		require.True(t, SecretConfig(name), name)
+	}
+	require.False(t, SecretConfig("retention.ms"))
+}
+
 func TestAlterPartitionsOnBothBackends(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, tr := session(t, b)

@@ -102,8 +102,40 @@ func (s *Session) showConfigs(ctx context.Context, st *lang.ShowConfigs) (result
 
 // sensitiveName guards values the broker cannot describe (an unknown name,
 // a cluster default not set yet): a name that looks like a secret is never
-// echoed either.
-var sensitiveName = regexp.MustCompile(`(?i)password|secret|jaas|credential|\.key$|token`)
+// echoed either. Kafka types some configs PASSWORD whose names say nothing
+// of a password: the PEM certificates of ssl.keystore.certificate.chain and
+// ssl.truststore.certificates (KIP-651), and private-key passphrases.
+var sensitiveName = regexp.MustCompile(`(?i)password|passphrase|secret|jaas|credential|certificate|private|\.key$|token`)
+
+// SecretConfig reports whether a config's value is never echoed, whatever
+// the broker says of it: by its name alone, before any broker was asked.
+func SecretConfig(name string) bool { return sensitiveName.MatchString(name) }
+
+// Redacted returns stmt for showing to a person (the text that names a
+// failed statement): an ALTER ... SET whose configs are secrets gets a
+// copy with those values hidden; every other statement is returned as is.
+func Redacted(stmt lang.Statement) lang.Statement {
+	st, ok := stmt.(*lang.AlterConfigs)
+	if !ok {
+		return stmt
+	}
+	var cp *lang.AlterConfigs
+	for i, c := range st.Set {
+		if !SecretConfig(c.Name) {
+			continue
+		}
+		if cp == nil {
+			c := *st
+			c.Set = slices.Clone(st.Set)
+			cp = &c
+		}
+		cp.Set[i].Value = hidden
+	}
+	if cp == nil {
+		return stmt
+	}
+	return cp
+}
 
 // hidden is what ALTER shows instead of a sensitive value.
 const hidden = "(sensitive, not shown)"
