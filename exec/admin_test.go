@@ -85,6 +85,25 @@ func TestTopicConfigsOnBothBackends(t *testing.T) {
 	})
 }
 
+// The broker stores a value in its own spelling (a number trimmed, a list
+// without the blanks around its commas): ALTER still sees its change read
+// back at once, not after waiting out configSettle for a string that will
+// never come, and says nothing of a change that did not show.
+func TestAlterReadsBackAValueTheBrokerRespelled(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _ := spreadTopic(t, b, 1)
+		start := time.Now()
+		rows, res := mustRun(t, s, &lang.AlterConfigs{Resource: topicRes(topic), Set: []lang.TopicConfig{
+			{Name: "cleanup.policy", Value: "compact , delete"}, {Name: "retention.ms", Value: " 5000 "}}})
+		require.Less(t, time.Since(start), configSettle/2, "read back without waiting out the bound")
+		require.NotContains(t, notes(res), "did not yet read back")
+		require.Equal(t, "topic "+topic, rows[0][0])
+		require.Contains(t, []any{"compact,delete", "compact , delete"}, rows[0][3])
+		require.Contains(t, []any{"5000", " 5000 "}, rows[1][3])
+	})
+}
+
 // A broker's own configs come from that broker: the trace shows exactly
 // one DescribeConfigs, to it, and ALTER BROKER goes to it as well.
 func TestBrokerConfigsComeFromThatBroker(t *testing.T) {

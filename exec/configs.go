@@ -171,8 +171,8 @@ func (s *Session) alterConfigs(ctx context.Context, st *lang.AlterConfigs) (resu
 	}
 	// The broker that took the change may answer before every broker's
 	// view has it: read back until the change shows, within a bound.
-	after, settled := s.readBack(ctx, st, r)
 	old := index(before)
+	after, settled := s.readBack(ctx, st, r, old)
 	now := index(after)
 	rows := make([]result.Row, 0, len(ops))
 	for _, op := range ops {
@@ -212,7 +212,12 @@ func alterWhat(st *lang.AlterConfigs) string {
 	return "ALTER CLUSTER"
 }
 
-func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource) ([]kafka.ConfigEntry, bool) {
+// readBack reads r's configs until the change shows. A SET shows when the
+// value reads back as asked, in the broker's spelling (it trims a number
+// and drops the blanks around a list's commas), or when the config is now
+// the resource's own with another value than before; an UNSET when the
+// config is no longer the resource's own.
+func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource, before map[string]kafka.ConfigEntry) ([]kafka.ConfigEntry, bool) {
 	deadline := time.Now().Add(configSettle)
 	own := ownSource(st.Resource.Kind)
 	var last []kafka.ConfigEntry
@@ -227,7 +232,13 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 				if ok && e.Sensitive {
 					continue // there is no value to compare with
 				}
-				if !ok || e.Value == nil || *e.Value != c.Value {
+				if !ok || e.Value == nil {
+					done = false
+					continue
+				}
+				was := before[c.Name]
+				changed := e.Source == own && (was.Source != own || was.Value == nil || *was.Value != *e.Value)
+				if !changed && canonicalValue(*e.Value) != canonicalValue(c.Value) {
 					done = false
 				}
 			}
@@ -249,6 +260,16 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// canonicalValue spells a config value as brokers store it: trimmed, and a
+// list without blanks around its commas.
+func canonicalValue(v string) string {
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ",")
 }
 
 func index(entries []kafka.ConfigEntry) map[string]kafka.ConfigEntry {
