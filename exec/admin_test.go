@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -374,6 +375,27 @@ func TestResetGroupPartialFailureNamesThePartition(t *testing.T) {
 	require.Nil(t, rows[1][3], "not committed: NULL")
 	require.Equal(t, int64(5), rows[2][3])
 	require.Contains(t, notes(res), "executed in part: committed new offsets for 2 of 3 partitions")
+}
+
+// The partition's error names the coordinator that refused it, even when
+// FindCoordinator no longer answers by then (or names another broker): it is
+// the broker that answered the OffsetCommit, not a second lookup's guess.
+func TestResetGroupPartialFailureNamesTheBrokerThatRefused(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	var committing atomic.Bool
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Topic: "t", Partitions: []int32{1}, Err: kerr.OffsetMetadataTooLarge, Count: -1,
+		When: func(kmsg.Request) bool { committing.Store(true); return true }})
+	defer h.Remove()
+	fc := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.FindCoordinator}, Err: kerr.CoordinatorNotAvailable, Count: -1,
+		When: func(kmsg.Request) bool { return committing.Load() }})
+	defer fc.Remove()
+	coord := f.CoordinatorFor("g")
+	_, _, err := run(t, f.sess, &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetLatest}, Execute: true})
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.ErrorContains(t, err, fmt.Sprintf("OffsetCommit: partition t/1 on broker %d (127.0.0.1:", coord))
+	require.NotContains(t, err.Error(), "no leader")
 }
 
 func str(s string) *string { return &s }
