@@ -505,3 +505,36 @@ func TestExplainAdminStatementsRunNothing(t *testing.T) {
 	rows, _ := mustRun(t, f.sess, &lang.DescribeTopic{Topic: "t"})
 	require.Len(t, rows, 3, "EXPLAIN ALTER TOPIC PARTITIONS added none")
 }
+
+// Real Kafka: the group's coordinator broker goes down (a controlled
+// shutdown, as in a rolling restart) between the dry run and EXECUTE.
+// EXECUTE finds the new coordinator and commits exactly its dry run.
+func TestResetGroupExecuteAfterTheCoordinatorStoppedOnRealKafka(t *testing.T) {
+	r := kafkatest.Shared(t)
+	s, tr := session(t, r)
+	topic, _ := spreadTopic(t, r, 4)
+	group := kafkatest.GroupName(t)
+	commitAll(t, r, group, topic, 6, 1)
+	dry := &lang.ResetGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetLatest}}
+	planned, _ := mustRun(t, s, dry)
+	require.Len(t, planned, 6)
+
+	ids, _, err := s.cl.FindCoordinators(ctxT(t), []string{group})
+	require.NoError(t, err)
+	victim := ids[group]
+	require.NoError(t, r.StopBroker(victim, false))
+	t.Cleanup(func() { require.NoError(t, r.StartBroker(victim)) })
+
+	exec := *dry
+	exec.Execute = true
+	tr.reset()
+	done, res, err := run(t, s, &exec)
+	require.NoError(t, err, "EXECUTE after the coordinator %d stopped", victim)
+	require.Equal(t, planned, done, "EXECUTE matches its dry run")
+	require.Contains(t, notes(res), "executed: committed new offsets for 6 partitions")
+	oc := tr.count("OffsetCommit")
+	require.NotContains(t, oc, victim, "nothing committed at the stopped broker: %v", oc)
+	for p, off := range committed(t, s, group) {
+		require.Equal(t, int64(4), off, "partition %d", p)
+	}
+}
