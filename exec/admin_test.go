@@ -328,6 +328,28 @@ func TestResetGroupOnBothBackends(t *testing.T) {
 	})
 }
 
+// A dry run of TO d AGO suggests the statement that commits exactly its
+// rows: the time it resolved, pinned, not "d AGO" again, which EXECUTE
+// would resolve against a later clock (records written in between move
+// the offsets).
+func TestResetGroupAgoDryRunSuggestsThePinnedTime(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.sess.Now = func() time.Time { return now }
+	dry := &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetAgo, Ago: time.Hour}}
+	planned, res := mustRun(t, f.sess, dry)
+	pinned := &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: now.Add(-time.Hour).UnixMilli()}, Execute: true}
+	require.Contains(t, notes(res), "to commit these offsets run: "+lang.Format(pinned)+";")
+	require.Contains(t, notes(res), "1h AGO")
+
+	// The suggested statement, run later, commits the rows shown.
+	f.sess.Now = func() time.Time { return now.Add(30 * time.Minute) }
+	done, _ := mustRun(t, f.sess, pinned)
+	require.Equal(t, planned, done)
+}
+
 // The coordinator moves between the dry run and EXECUTE: EXECUTE finds the
 // new one, and a NOT_COORDINATOR on the way is retried there.
 func TestResetGroupCoordinatorMovedBetweenDryRunAndExecute(t *testing.T) {
