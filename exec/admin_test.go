@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -559,4 +560,44 @@ func TestResetGroupExecuteAfterTheCoordinatorStoppedOnRealKafka(t *testing.T) {
 	for p, off := range committed(t, s, group) {
 		require.Equal(t, int64(4), off, "partition %d", p)
 	}
+}
+
+// The statement is cancelled (Ctrl-C, --timeout) while one leader has not
+// answered DeleteRecords: the leaders that answered did delete, so their
+// rows are shown as done, and the others are NULL with an error that says
+// they are unknown (not "not deleted": their leader may have deleted).
+func TestDeleteRecordsCancelledShowsWhatWasDeleted(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	victim := f.LeaderFor("t", 2)
+	release := make(chan struct{})
+	f.ControlKey(int16(kmsg.DeleteRecords), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() == victim {
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
+	defer cancel()
+	res, err := f.sess.Execute(ctx, &lang.DeleteRecords{Topic: "t", BeforeOffset: i64(2), Execute: true})
+	require.NoError(t, err, "the rows of what was deleted are the result")
+	var rows []result.Row
+	for r, ok := res.Next(); ok; r, ok = res.Next() {
+		rows = append(rows, r)
+	}
+	require.Len(t, rows, 3)
+	for _, r := range rows {
+		if f.LeaderFor("t", int32(r[1].(int64))) == victim {
+			require.Equal(t, result.Row{"t", r[1], int64(0), nil, nil}, r, "unanswered: NULL")
+		} else {
+			require.Equal(t, result.Row{"t", r[1], int64(0), int64(2), int64(2)}, r, "its leader answered: deleted")
+		}
+	}
+	err = res.Err()
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.ErrorContains(t, err, fmt.Sprintf("DeleteRecords: partition t/2 on broker %d", victim))
+	require.ErrorContains(t, err, "may have deleted")
 }
