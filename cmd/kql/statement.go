@@ -40,7 +40,9 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		ctx, cancel = context.WithTimeoutCause(ctx, a.opts.timeout, errStatementTimeout{a.opts.timeout})
 		defer cancel()
 	}
-	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(stmt)), ";")
+	// Redacted: this text names the statement in errors, and a secret
+	// given to ALTER ... SET is never echoed.
+	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(exec.Redacted(stmt))), ";")
 	if a.tracing {
 		// Only while a statement runs: the completer's background
 		// refreshes must not print over the prompt.
