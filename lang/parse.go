@@ -2,9 +2,9 @@ package lang
 
 import (
 	"errors"
-	"slices"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"

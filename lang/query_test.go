@@ -9,10 +9,10 @@ import (
 )
 
 func col(name string, path ...PathStep) *Column { return &Column{Name: name, Path: path} }
-func key(k string) PathStep                    { return PathStep{Key: k} }
-func idx(i int) PathStep                       { return PathStep{Index: i, IsIndex: true} }
-func bytesLit(s string) *BytesLit              { return &BytesLit{V: []byte(s)} }
-func bin(op Op, l, r Expr) *Binary             { return &Binary{Op: op, L: l, R: r} }
+func key(k string) PathStep                     { return PathStep{Key: k} }
+func idx(i int) PathStep                        { return PathStep{Index: i, IsIndex: true} }
+func bytesLit(s string) *BytesLit               { return &BytesLit{V: []byte(s)} }
+func bin(op Op, l, r Expr) *Binary              { return &Binary{Op: op, L: l, R: r} }
 
 // queryCases pins the AST of the query grammar: expressions, projections,
 // the record clauses and the metadata clauses.
