@@ -26,12 +26,12 @@ func (e *TooManyGroupsError) Error() string {
 // and avg.
 type Aggregation struct {
 	c      *Compiler
-	keys   []*Expr     // GROUP BY, evaluated per record
-	args   []node      // each aggregate's argument, per record (nil for count(*))
+	keys   []*Expr // GROUP BY, evaluated per record
+	args   []node  // each aggregate's argument, per record (nil for count(*))
 	specs  []*lang.Call
-	items  []node      // the SELECT list, evaluated per group
+	items  []node // the SELECT list, evaluated per group
 	cols   []result.Column
-	order  []node      // ORDER BY, evaluated per group
+	order  []node // ORDER BY, evaluated per group
 	desc   []bool
 	groups map[string]*group
 	list   []*group
