@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
 )
 
 // benchTopic fills a 6-partition topic on a 3-broker kfake with n records.
@@ -49,8 +50,9 @@ func benchConsume(b *testing.B, from lang.StartKind, n int64) {
 			b.Fatal(err)
 		}
 		var got int64
+		rs := res.(result.RecordStream)
 		for {
-			if _, ok := res.Next(); !ok {
+			if _, ok := rs.NextRecord(); !ok {
 				break
 			}
 			got++

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,12 @@ import (
 	"github.com/kql-dev/kql/result"
 )
 
-func TestMain(m *testing.M) { kafkatest.Main(m) }
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(seededServerEnv); spec != "" {
+		os.Exit(runSeededServer(spec))
+	}
+	kafkatest.Main(m)
+}
 
 // session dials b with a trace hook.
 func session(t *testing.T, b kafkatest.Backend) (*Session, *tracer) {

@@ -19,13 +19,7 @@ import (
 // DefaultLimit is CONSUME's LIMIT when none is written.
 const DefaultLimit = 100
 
-// fetchMaxBytes bounds one partition's answer to one Fetch.
-const fetchMaxBytes = 1 << 20
-
-var consumeCols = []result.Column{
-	col("partition", result.Int), col("offset", result.Int), col("timestamp", result.Time),
-	col("key", result.Bytes), col("value", result.Bytes), col("headers", result.Headers),
-}
+var consumeCols = result.RecordColumns
 
 // consume reads partitions directly from their leaders: it never joins or
 // creates a consumer group and never commits. Each partition's end (its last
@@ -61,7 +55,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	}
 
 	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from, selected: parts}
-	r.mg = &merger{ctx: ctx, cl: s.cl, m: m}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
@@ -241,8 +235,26 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		lows[tp] = ends[tp]
 		step[tp] = need
 	}
+	if r.skip == 0 {
+		// A page that holds every position of every window holds every
+		// record: no key scan is needed to cut it.
+		var total int64
+		for tp, b := range bounds {
+			total += ends[tp] - b.start
+		}
+		if total <= r.limit {
+			r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
+			for tp, b := range bounds {
+				r.cuts[tp] = b.start
+				if b.start < ends[tp] {
+					r.mg.add(tp, b.start, ends[tp])
+				}
+			}
+			return nil
+		}
+	}
 	for {
-		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m}
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget}
 		widened := false
 		for tp, b := range bounds {
 			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
@@ -257,21 +269,13 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		if !widened {
 			break
 		}
-		older := map[kafka.TopicPartition][]key{}
-		for _, c := range scan.curs {
-			for {
-				rec, err := scan.nextFrom(c)
-				if err != nil {
-					return err
-				}
-				if rec == nil {
-					break
-				}
-				older[c.tp] = append(older[c.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
-			}
+		older, err := scan.keys()
+		if err != nil {
+			return err
 		}
-		r.mg.missing = append(r.mg.missing, scan.missing...)
-		for _, e := range scan.missing {
+		missing := scan.allMissing()
+		r.mg.missing = append(r.mg.missing, missing...)
+		for _, e := range missing {
 			if pe, ok := e.(*kafka.PartitionError); ok {
 				delete(bounds, kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition})
 			}
@@ -359,18 +363,30 @@ type consumeResult struct {
 	selected    []kafka.TopicPartition         // every partition the statement reads, answered or not
 	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
 	olderExist  bool
+	rec         result.Record // handed out by NextRecord, reused
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
 
 func (r *consumeResult) Next() (result.Row, bool) {
+	rec, ok := r.NextRecord()
+	if !ok {
+		return nil, false
+	}
+	return rec.Row(), true
+}
+
+// NextRecord is the record path: the next record in a Record reused from
+// call to call, with nothing allocated per record.
+func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	if r.done {
 		return nil, false
 	}
 	for r.emitted < r.limit {
-		rec, err := r.mg.next()
+		rec, ts, err := r.mg.next()
 		if err != nil {
-			r.err, r.done = err, true
+			r.finish()
+			r.err = err
 			return nil, false
 		}
 		if rec == nil {
@@ -381,32 +397,38 @@ func (r *consumeResult) Next() (result.Row, bool) {
 			continue
 		}
 		r.emitted++
-		return recordRow(rec), true
+		fillRecord(&r.rec, rec, ts)
+		return &r.rec, true
 	}
-	r.done = true
-	if len(r.mg.missing) > 0 {
-		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), Missing: r.mg.missing}
+	r.finish()
+	if missing := r.mg.allMissing(); len(missing) > 0 {
+		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), Missing: missing}
 	}
 	return nil, false
 }
 
-func (r *consumeResult) Err() error { return r.err }
-func (r *consumeResult) Close()     { r.done = true }
+// finish ends the read: no fetch outlives the rows the statement returns.
+func (r *consumeResult) finish() {
+	r.done = true
+	r.mg.close()
+}
 
-func recordRow(rec *kgo.Record) result.Row {
-	var k, v, h any
-	if rec.Key != nil {
-		k = rec.Key
+func (r *consumeResult) Err() error { return r.err }
+func (r *consumeResult) Close()     { r.finish() }
+
+// fillRecord copies rec's fields into dst, reusing dst's header slice; ts
+// is rec's timestamp in ms, which the merge already has.
+func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
+	dst.Partition = rec.Partition
+	dst.Offset = rec.Offset
+	dst.Timestamp = ts
+	dst.Key = rec.Key
+	dst.Value = rec.Value
+	hs := dst.Headers[:0]
+	for _, h := range rec.Headers {
+		hs = append(hs, result.Header{Key: h.Key, Value: h.Value})
 	}
-	if rec.Value != nil {
-		v = rec.Value
-	}
-	hs := make([]result.Header, len(rec.Headers))
-	for i, rh := range rec.Headers {
-		hs[i] = result.Header{Key: rh.Key, Value: rh.Value}
-	}
-	h = hs
-	return result.Row{int64(rec.Partition), rec.Offset, rec.Timestamp, k, v, h}
+	dst.Headers = hs
 }
 
 // NextPage returns the statement that reads the next page: for a tail
@@ -429,26 +451,23 @@ func (r *consumeResult) NextPage() (*lang.Consume, bool) {
 			}
 			pos[tp] = cut
 		}
-		if !r.olderExist && len(r.mg.missing) == 0 {
+		if !r.olderExist && len(r.mg.allMissing()) == 0 {
 			return nil, false
 		}
 		next.From = &lang.Start{Kind: lang.FromTail, Positions: sortedPositions(pos)}
 		return next, true
 	default:
-		more := len(r.mg.missing) > 0
+		more := len(r.mg.allMissing()) > 0
 		for _, tp := range r.selected {
 			pos[tp] = 0 // failed: the earliest offset, clamped when run
 		}
-		for _, c := range r.mg.curs {
+		for _, rg := range r.mg.ranges {
 			// The next record not shown: the first one still buffered, or
-			// the cursor's position, which has moved past transaction
+			// the read's position, which has moved past transaction
 			// markers and aborted batches.
-			p := c.pos
-			if len(c.buf) > 0 {
-				p = c.buf[0].Offset
-			}
-			pos[c.tp] = p
-			if p < c.end && !c.failed {
+			p, left := r.mg.nextUnread(rg.TP)
+			pos[rg.TP] = p
+			if left {
 				more = true
 			}
 		}
@@ -470,29 +489,200 @@ func sortedPositions(m map[kafka.TopicPartition]int64) []lang.PartitionOffset {
 }
 
 // merger reads several partitions, each between a start and an exclusive
-// end, fetching from all of them at once (one Fetch per leader broker) and
-// handing out records in (timestamp, partition, offset) order.
+// end, through one kafka.Reader (the next Fetch to every leader already in
+// flight while records are handed out) and hands out records in
+// (timestamp, partition, offset) order: a k-way merge over a binary heap
+// of the partitions' next records.
 type merger struct {
+	budget  int64 // bytes buffered ahead; 0 = kafka.DefaultReadBudget
 	ctx     context.Context
 	cl      *kafka.Cluster
 	m       *kafka.Metadata
-	curs    []*cursor
-	missing []error
+	ranges  []kafka.Range
+	rd      *kafka.Reader
+	srcs    []*source // every partition, by partition
+	heap    []*source // the partitions with a record ready, smallest first
+	started bool
+	missing []error // failures before the read (ListOffsets)
 }
 
-type cursor struct {
-	tp       kafka.TopicPartition
-	pos, end int64
-	buf      []*kgo.Record
-	failed   bool
-	stalls   int
+// source is one partition's place in the merge.
+type source struct {
+	tp   kafka.TopicPartition
+	recs []*kgo.Record // the chunk being handed out
+	i    int           // next record in recs
+	ts   int64         // recs[i]'s timestamp in ms, the heap's first key
 }
-
-func (c *cursor) exhausted() bool { return c.failed || (len(c.buf) == 0 && c.pos >= c.end) }
 
 func (mg *merger) add(tp kafka.TopicPartition, start, end int64) {
-	mg.curs = append(mg.curs, &cursor{tp: tp, pos: start, end: end})
-	slices.SortFunc(mg.curs, func(a, b *cursor) int { return int(a.tp.Partition) - int(b.tp.Partition) })
+	mg.ranges = append(mg.ranges, kafka.Range{TP: tp, Start: start, End: end})
+}
+
+// start begins fetching; it is called by the first next.
+func (mg *merger) start() {
+	if mg.started {
+		return
+	}
+	mg.started = true
+	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
+	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, mg.budget, true)
+	mg.srcs = make([]*source, len(mg.ranges))
+	for i, rg := range mg.ranges {
+		mg.srcs[i] = &source{tp: rg.TP}
+	}
+}
+
+// prime fills the heap: each partition's first chunk.
+func (mg *merger) prime() error {
+	mg.start()
+	if mg.heap != nil {
+		return nil
+	}
+	mg.heap = make([]*source, 0, len(mg.srcs))
+	for _, s := range mg.srcs {
+		ok, err := mg.refill(s)
+		if err != nil {
+			return err
+		}
+		if ok {
+			mg.push(s)
+		}
+	}
+	return nil
+}
+
+// refill moves s to its next chunk; false when the partition is done.
+func (mg *merger) refill(s *source) (bool, error) {
+	for {
+		recs, err := mg.rd.Take(s.tp)
+		if err != nil {
+			return false, err
+		}
+		if recs == nil {
+			s.recs, s.i = nil, 0
+			return false, nil
+		}
+		if len(recs) > 0 {
+			s.recs, s.i = recs, 0
+			s.ts = recs[0].Timestamp.UnixMilli()
+			return true, nil
+		}
+	}
+}
+
+// next returns the next record in row order and its timestamp in ms, or
+// nil at the end.
+func (mg *merger) next() (*kgo.Record, int64, error) {
+	if err := mg.prime(); err != nil {
+		return nil, 0, err
+	}
+	if len(mg.heap) == 0 {
+		return nil, 0, nil
+	}
+	s := mg.heap[0]
+	rec, ts := s.recs[s.i], s.ts
+	s.i++
+	if s.i < len(s.recs) {
+		s.ts = s.recs[s.i].Timestamp.UnixMilli()
+		mg.down(0)
+		return rec, ts, nil
+	}
+	ok, err := mg.refill(s)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ok {
+		mg.down(0)
+	} else {
+		last := len(mg.heap) - 1
+		mg.heap[0] = mg.heap[last]
+		mg.heap[last] = nil
+		mg.heap = mg.heap[:last]
+		if last > 0 {
+			mg.down(0)
+		}
+	}
+	return rec, ts, nil
+}
+
+// less orders sources by their next record: timestamp, partition, offset.
+func less(a, b *source) bool {
+	if a.ts != b.ts {
+		return a.ts < b.ts
+	}
+	if a.tp.Partition != b.tp.Partition {
+		return a.tp.Partition < b.tp.Partition
+	}
+	return a.recs[a.i].Offset < b.recs[b.i].Offset
+}
+
+func (mg *merger) push(s *source) {
+	mg.heap = append(mg.heap, s)
+	i := len(mg.heap) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !less(mg.heap[i], mg.heap[parent]) {
+			break
+		}
+		mg.heap[i], mg.heap[parent] = mg.heap[parent], mg.heap[i]
+		i = parent
+	}
+}
+
+func (mg *merger) down(i int) {
+	h := mg.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// nextUnread is the offset of tp's first record not handed out, and
+// whether tp still has records before its end.
+func (mg *merger) nextUnread(tp kafka.TopicPartition) (pos int64, more bool) {
+	for _, s := range mg.srcs {
+		if s.tp == tp && s.i < len(s.recs) {
+			return s.recs[s.i].Offset, true
+		}
+	}
+	if mg.rd == nil {
+		for _, rg := range mg.ranges {
+			if rg.TP == tp {
+				return rg.Start, rg.Start < rg.End
+			}
+		}
+		return 0, false
+	}
+	pos, end, failed := mg.rd.NextUnread(tp)
+	return pos, pos < end && !failed
+}
+
+// close stops the reader's fetches.
+func (mg *merger) close() {
+	if mg.rd != nil {
+		mg.rd.Close()
+	}
+}
+
+// allMissing is every partition that could not be read, before or during
+// the read.
+func (mg *merger) allMissing() []error {
+	out := slices.Clone(mg.missing)
+	if mg.rd != nil {
+		out = append(out, mg.rd.Missing()...)
+	}
+	return out
 }
 
 // bounds reads each partition's earliest offset and its end: the last
@@ -528,121 +718,25 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 	return out, nil
 }
 
-// maxStalls is how many answers in a row may bring a partition no progress
-// before it is reported instead of asked again.
-const maxStalls = 5
-
-// fill fetches, in one round, for every cursor that has nothing buffered
-// and has not reached its end.
-func (mg *merger) fill() error {
-	positions := map[kafka.TopicPartition]int64{}
-	byTP := map[kafka.TopicPartition]*cursor{}
-	for _, c := range mg.curs {
-		if !c.failed && len(c.buf) == 0 && c.pos < c.end {
-			positions[c.tp] = c.pos
-			byTP[c.tp] = c
-		}
-	}
-	if len(positions) == 0 {
-		return nil
-	}
-	got, failed, err := mg.cl.Fetch(mg.ctx, mg.m, positions, fetchMaxBytes, true)
-	if err != nil {
-		return err
-	}
-	// If Fetch had to refresh metadata (a leader moved), later fetches go
-	// straight to the new leaders.
-	if latest := mg.cl.Latest(); latest != mg.m && latest != nil {
-		if t, ok := latest.Topics[mg.curs[0].tp.Topic]; ok && len(t.Partitions) > 0 {
-			mg.m = latest
-		}
-	}
-	for tp, pe := range failed {
-		byTP[tp].failed = true
-		mg.missing = append(mg.missing, pe)
-	}
-	for tp, a := range got {
-		c := byTP[tp]
-		for _, rec := range a.Records {
-			if rec.Offset >= c.pos && rec.Offset < c.end {
-				c.buf = append(c.buf, rec)
+// keys reads every range in full, partition by partition (no merge), and
+// returns each partition's (timestamp, offset) keys in offset order.
+func (mg *merger) keys() (map[kafka.TopicPartition][]key, error) {
+	mg.start()
+	defer mg.close()
+	out := make(map[kafka.TopicPartition][]key, len(mg.srcs))
+	for _, s := range mg.srcs {
+		for {
+			recs, err := mg.rd.Take(s.tp)
+			if err != nil {
+				return nil, err
+			}
+			if recs == nil {
+				break
+			}
+			for _, rec := range recs {
+				out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
 			}
 		}
-		if a.Err != nil {
-			c.failed = true
-			mg.missing = append(mg.missing, &kafka.PartitionError{API: "Fetch", Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: fmt.Errorf("decoding records at offset %d: %w", c.pos, a.Err)})
-			continue
-		}
-		if a.Next <= c.pos && len(c.buf) == 0 {
-			c.stalls++
-			if c.stalls >= maxStalls {
-				c.failed = true
-				mg.missing = append(mg.missing, &kafka.PartitionError{API: "Fetch", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
-					Err: fmt.Errorf("no progress at offset %d (end %d) after %d fetches", c.pos, c.end, c.stalls)})
-			}
-			continue
-		}
-		c.stalls = 0
-		c.pos = a.Next
 	}
-	return nil
-}
-
-// next returns the next record in row order, or nil at the end.
-func (mg *merger) next() (*kgo.Record, error) {
-	for {
-		waiting := false
-		for _, c := range mg.curs {
-			if len(c.buf) == 0 && !c.exhausted() {
-				waiting = true
-			}
-		}
-		if !waiting {
-			break
-		}
-		if err := mg.fill(); err != nil {
-			return nil, err
-		}
-	}
-	var best *cursor
-	for _, c := range mg.curs {
-		if len(c.buf) == 0 {
-			continue
-		}
-		if best == nil || before(c.buf[0], best.buf[0]) {
-			best = c
-		}
-	}
-	if best == nil {
-		return nil, nil
-	}
-	rec := best.buf[0]
-	best.buf = best.buf[1:]
-	return rec, nil
-}
-
-// nextFrom returns the next record of one cursor, fetching for it alone
-// only when its buffer is empty (used by the tail scan, which does not merge).
-func (mg *merger) nextFrom(c *cursor) (*kgo.Record, error) {
-	for len(c.buf) == 0 && !c.exhausted() {
-		if err := mg.fill(); err != nil {
-			return nil, err
-		}
-	}
-	if len(c.buf) == 0 {
-		return nil, nil
-	}
-	rec := c.buf[0]
-	c.buf = c.buf[1:]
-	return rec, nil
-}
-
-func before(a, b *kgo.Record) bool {
-	if !a.Timestamp.Equal(b.Timestamp) {
-		return a.Timestamp.Before(b.Timestamp)
-	}
-	if a.Partition != b.Partition {
-		return a.Partition < b.Partition
-	}
-	return a.Offset < b.Offset
+	return out, nil
 }

@@ -180,7 +180,13 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.any("Metadata", "controller id")
 		p.perBroker(api, m, map[int32][]string{m.ControllerID: {name}})
 	default:
-		return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
+		ok, err := s.explainAdmin(ctx, p, m, st.Stmt)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
+		}
 	}
 	return result.NewSlice(explainCols, p.rows), nil
 }

@@ -43,7 +43,7 @@ func TestMetaColumnsMatchResults(t *testing.T) {
 	_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
 	require.NoError(t, err)
 	for _, src := range []string{"SHOW TOPICS", "SHOW BROKERS", "SHOW CLUSTER", "SHOW GROUPS", "SHOW PARTITIONS",
-		"DESCRIBE TOPIC t", "DESCRIBE GROUP " + g} {
+		"DESCRIBE TOPIC t", "DESCRIBE GROUP " + g, "SHOW CONFIGS FOR TOPIC t ALL"} {
 		st := parse(t, src)
 		_, res := mustRun(t, f.sess, st)
 		require.Equal(t, lang.MetaColumns(st), colNames(res), src)

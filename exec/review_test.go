@@ -432,7 +432,9 @@ func TestReview_LeaderMovedMidConsume(t *testing.T) {
 	fetches := f.trace.count("Fetch")
 	t.Logf("fetches after the move: %v, metadata: %v", fetches, f.trace.count("Metadata"))
 	require.Greater(t, fetches[2], 1, "the rest was read from the new leader over several fetches")
-	require.LessOrEqual(t, fetches[0], 1, "after one NOT_LEADER the old leader should not be asked again")
+	// The read keeps the next Fetch in flight: one may have gone to the old
+	// leader before the move; after that, one NOT_LEADER at most.
+	require.LessOrEqual(t, fetches[0], 2, "after one NOT_LEADER the old leader should not be asked again")
 }
 
 // ---------------------------------------------------------------- coordinators
@@ -498,7 +500,8 @@ func TestReview_DescribeGroupShowsLiveMembers(t *testing.T) {
 		require.NotEmpty(t, r[7], "host")
 	}
 	groups, _ := mustRun(t, f.sess, &lang.ShowGroups{})
-	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live"))}}, groups)
+	// members 1, the topic it reads, lag 0.
+	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live")), int64(1), "t", int64(0)}}, groups)
 }
 
 // ---------------------------------------------------------------- PRODUCE

@@ -24,6 +24,10 @@ type Session struct {
 	// Now is the clock used for FROM ... AGO; tests replace it.
 	Now func() time.Time
 
+	// ReadBudget bounds the bytes of fetched records a record read buffers
+	// ahead of its consumer; 0 means kafka.DefaultReadBudget.
+	ReadBudget int64
+
 	namesMu    sync.Mutex
 	topicNames []string
 	groupNames []string
@@ -107,6 +111,18 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.createTopic(ctx, st)
 	case *lang.DropTopic:
 		return s.dropTopic(ctx, st)
+	case *lang.ShowConfigs:
+		return s.showConfigs(ctx, st)
+	case *lang.AlterConfigs:
+		return s.alterConfigs(ctx, st)
+	case *lang.AlterPartitions:
+		return s.alterPartitions(ctx, st)
+	case *lang.ResetGroup:
+		return s.resetGroup(ctx, st)
+	case *lang.DeleteGroup:
+		return s.deleteGroup(ctx, st)
+	case *lang.DeleteRecords:
+		return s.deleteRecords(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

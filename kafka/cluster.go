@@ -104,6 +104,7 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("kafka client options: %w", err)
 	}
 	c := &Cluster{cfg: cfg, cl: cl}
+	c.seedAnswered = -1
 	if cfg.Trace != nil {
 		c.SetTrace(cfg.Trace)
 	}

@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -19,6 +21,13 @@ type FetchAnswer struct {
 	LSO     int64
 	HWM     int64
 	Err     error // a decoding failure (bad CRC, unknown codec): the records before it are kept
+	// Omitted says the leader left the partition out of its response: the
+	// response was full (Fetch's MaxBytes) before its turn. Nothing was
+	// read and nothing is wrong; ask again.
+	Omitted bool
+	// WireBytes is the size of the record batches as they came, before
+	// decompression.
+	WireBytes int
 }
 
 var decompressor = kgo.DefaultDecompressor()
@@ -30,6 +39,14 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 	for tp := range positions {
 		parts = append(parts, tp)
 	}
+	slices.SortFunc(parts, compareTP)
+	return c.FetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted)
+}
+
+// FetchOrdered is Fetch with the partitions asked for in the order of
+// parts: a broker fills its answer in request order and leaves out what
+// does not fit (Omitted).
+func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -38,7 +55,7 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 	if readCommitted {
 		iso = kgo.ReadCommitted()
 	}
-	return Leaders(ctx, c, m, parts, LeaderRequest[FetchAnswer]{
+	got, failed, err := Leaders(ctx, c, m, parts, LeaderRequest[FetchAnswer]{
 		API: "Fetch",
 		Build: func(bparts []TopicPartition) kmsg.Request {
 			req := kmsg.NewPtrFetchRequest()
@@ -94,10 +111,21 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
 						Records: fp.Records, Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						WireBytes: len(rp.RecordBatches),
 					}})
 				}
 			}
 			return out
 		},
 	})
+	for tp, pe := range failed {
+		if errors.Is(pe.Err, ErrNotMentioned) {
+			got[tp] = FetchAnswer{Next: positions[tp], Omitted: true}
+			delete(failed, tp)
+		}
+	}
+	if len(failed) == 0 {
+		failed = nil
+	}
+	return got, failed, err
 }

@@ -171,6 +171,9 @@ type metaCache struct {
 	metaMu       sync.Mutex
 	lastMeta     *Metadata
 	lastAnswered int32
+	// seedAnswered is the index of the bootstrap seed that answered Dial's
+	// Metadata, until the next any-broker request has used it; -1 after.
+	seedAnswered int
 }
 
 // WaitTopic waits (up to a bound, or ctx) until every broker's metadata

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,9 +36,19 @@ func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req
 	c.metaMu.Lock()
 	m := c.lastMeta
 	sticky := c.lastAnswered
+	seed := c.seedAnswered
+	c.seedAnswered = -1
 	c.metaMu.Unlock()
 	if m == nil || len(m.Brokers) == 0 {
 		return c.anySeed(ctx, api, items, req)
+	}
+	if seed >= 0 && seed < len(c.seeds) {
+		// The first request after Dial goes over the connection Dial
+		// opened: a one-shot statement then needs no second connection
+		// (and no second TLS and SASL handshake).
+		if resp, id, err := c.sendSeed(ctx, api, seed, m, items, req); err == nil {
+			return resp, id, nil
+		}
 	}
 	order := make([]int32, 0, len(m.Brokers))
 	for _, b := range m.Brokers {
@@ -72,6 +83,34 @@ func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req
 	return nil, -1, fmt.Errorf("%s: no broker answered: %w", api, errors.Join(errs...))
 }
 
+// sendSeed sends over bootstrap seed i's connection. The trace names the
+// broker the seed's address belongs to when metadata lists it.
+func (c *Cluster) sendSeed(ctx context.Context, api string, i int, m *Metadata, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
+	addr := c.cfg.Bootstrap[i]
+	id := int32(-1)
+	for _, b := range m.Brokers {
+		if b.Addr() == addr {
+			id = b.ID
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, anyBrokerAttempt)
+	defer cancel()
+	start := time.Now()
+	resp, err := c.seeds[i].Request(actx, req)
+	if fn := c.trace.Load(); fn != nil {
+		(*fn)(TraceEvent{API: api, Broker: id, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
+	}
+	if err != nil {
+		return nil, -1, &BrokerError{API: api, ID: id, Addr: addr, Err: err}
+	}
+	if id >= 0 {
+		c.metaMu.Lock()
+		c.lastAnswered = id
+		c.metaMu.Unlock()
+	}
+	return resp, id, nil
+}
+
 // anyBrokerAttempt bounds the wait for one broker while others remain.
 const anyBrokerAttempt = 5 * time.Second
 
@@ -91,6 +130,9 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 			(*fn)(TraceEvent{API: api, Broker: -1, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
 		}
 		if err == nil {
+			c.metaMu.Lock()
+			c.seedAnswered = i
+			c.metaMu.Unlock()
 			return resp, -1, nil
 		}
 		errs = append(errs, &BrokerError{API: api, ID: -1, Addr: addr, Err: err})
@@ -225,7 +267,7 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 				for _, tp := range bparts {
 					if !answered[tp] {
 						failed[tp] = &PartitionError{API: lr.API, Topic: tp.Topic, Partition: tp.Partition, Broker: broker, Addr: m.Addr(broker),
-							Err: errors.New("the broker's response did not mention this partition")}
+							Err: ErrNotMentioned}
 					}
 				}
 			})
@@ -248,6 +290,12 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 	}
 	return got, failed, nil
 }
+
+// ErrNotMentioned is a partition's failure when its leader's response left
+// it out. For most requests that is a broker bug; a Fetch answer leaves
+// out the partitions that did not fit in the response's MaxBytes, which is
+// no failure at all (see Cluster.Fetch).
+var ErrNotMentioned = errors.New("the broker's response did not mention this partition")
 
 // transientBackoff is the pause before retrying a transient failure.
 const transientBackoff = 200 * time.Millisecond
@@ -334,4 +382,42 @@ func SortedPartitionErrors(m map[TopicPartition]*PartitionError) []*PartitionErr
 		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
 	})
 	return out
+}
+
+// ToBroker sends a request that only one particular broker can answer: a
+// broker's own configs (DescribeConfigs and IncrementalAlterConfigs of a
+// BROKER resource) come from that broker, and another broker answers
+// INVALID_REQUEST. A broker the cluster does not list is an error that
+// names the brokers it does list.
+func (c *Cluster) ToBroker(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
+	m := c.Latest()
+	if m == nil || !m.hasBroker(broker) {
+		var err error
+		if m, err = c.Metadata(ctx, []string{}); err != nil {
+			return nil, err
+		}
+	}
+	if !m.hasBroker(broker) {
+		ids := make([]string, len(m.Brokers))
+		for i, b := range m.Brokers {
+			ids[i] = fmt.Sprint(b.ID)
+		}
+		return nil, &UnknownBrokerError{ID: broker, Known: ids}
+	}
+	return c.send(ctx, api, broker, items, req)
+}
+
+// UnknownBrokerError says the cluster lists no broker with this id.
+type UnknownBrokerError struct {
+	ID    int32
+	Known []string
+}
+
+func (e *UnknownBrokerError) Error() string {
+	return fmt.Sprintf("no broker with id %d: the cluster lists brokers %s (SHOW BROKERS lists them)", e.ID, strings.Join(e.Known, ", "))
+}
+
+func (m *Metadata) hasBroker(id int32) bool {
+	_, ok := m.Broker(id)
+	return ok
 }

@@ -239,7 +239,7 @@ func (exp expectation) labels(prev string) []string {
 			r = 1005 // after "a string" and "x'hex'": reads "a string, x'hex' or NULL"
 		}
 		label := k
-		if k == "ORDER" || k == "GROUP" && prev != "DESCRIBE" && prev != "DESC" {
+		if k == "ORDER" || k == "GROUP" && exp.keywords["ORDER"] {
 			label += " BY"
 		}
 		if label == "GROUP BY" {
@@ -362,7 +362,7 @@ func statementLabel(toks []token) string {
 		first = "DESCRIBE"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			return first + " " + strings.ToUpper(toks[i+1].text)
 		}
@@ -371,7 +371,8 @@ func statementLabel(toks []token) string {
 }
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
-	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true}
+	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
+	"ALTER": true, "RESET": true, "DELETE": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {
@@ -412,6 +413,9 @@ func (ps *parseState) syntaxError(i int) *Error {
 			label = ps.label
 		}
 		e.Msg = fmt.Sprintf("unexpected %s after a complete %s statement", describe(tok), label)
+	}
+	if e.Hint == "" {
+		e.Hint = ps.adminHint(i, word)
 	}
 	if e.Hint == "" {
 		e.Hint = ps.hint(tok, word, exp)

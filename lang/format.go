@@ -63,7 +63,9 @@ func format(sb *strings.Builder, s Statement) {
 		format(sb, s.Stmt)
 	case nil:
 	default:
-		fmt.Fprintf(sb, "/* not a KafkaQL statement: %T */", s)
+		if !formatAdmin(sb, s) {
+			fmt.Fprintf(sb, "/* not a KafkaQL statement: %T */", s)
+		}
 	}
 }
 

@@ -36,6 +36,26 @@ var statementHelp = []HelpEntry{
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
 	{"DROP TOPIC", "DROP TOPIC [IF EXISTS] name", "DROP TOPIC IF EXISTS orders"},
+	{"SHOW CONFIGS", "SHOW CONFIGS FOR TOPIC name [ALL] | FOR BROKER id [ALL] | FOR CLUSTER\n" +
+		"  without ALL: only what was set (not defaults); CLUSTER: the dynamic defaults of every broker",
+		"SHOW CONFIGS FOR TOPIC orders"},
+	{"ALTER TOPIC", "ALTER TOPIC name SET (config.name = 'value', ...) [UNSET (config.name, ...)]",
+		"ALTER TOPIC orders SET (retention.ms = '86400000')"},
+	{"ALTER TOPIC PARTITIONS", "ALTER TOPIC name PARTITIONS n  (only up; keys then map to other partitions)",
+		"ALTER TOPIC orders PARTITIONS 12"},
+	{"ALTER BROKER", "ALTER BROKER id SET (config.name = 'value', ...) [UNSET (config.name, ...)]",
+		"ALTER BROKER 1 UNSET (log.cleaner.threads)"},
+	{"ALTER CLUSTER", "ALTER CLUSTER SET (config.name = 'value', ...) [UNSET (config.name, ...)]  (every broker's dynamic default)",
+		"ALTER CLUSTER SET (log.retention.ms = '604800000')"},
+	{"RESET GROUP", "RESET GROUP name [TOPIC name [PARTITION n | PARTITION (n, ...)]] TO target [EXECUTE]\n" +
+		"  target := EARLIEST | LATEST | OFFSET n | TIMESTAMP time | duration AGO | SHIFT BY n\n" +
+		"  without EXECUTE a dry run: shows the new offsets and changes nothing",
+		"RESET GROUP billing TOPIC orders TO 1h AGO"},
+	{"DELETE GROUP", "DELETE GROUP name  (the group must have no active members)", "DELETE GROUP old-billing"},
+	{"DELETE RECORDS", "DELETE RECORDS FROM name BEFORE (p:o, ...) [EXECUTE]\n" +
+		"  DELETE RECORDS FROM name BEFORE OFFSET n [PARTITION n | PARTITION (n, ...)] [EXECUTE]\n" +
+		"  without EXECUTE a dry run: shows what would be deleted and changes nothing",
+		"DELETE RECORDS FROM orders BEFORE (0:100, 3:250)"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
 

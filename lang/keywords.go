@@ -8,7 +8,7 @@ import (
 // keywordOrder lists every keyword in the order error messages list them:
 // statements first, then each statement's words in grammar order.
 var keywordOrder = []string{
-	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "EXPLAIN",
+	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN",
 	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
@@ -17,6 +17,8 @@ var keywordOrder = []string{
 	"REPLICATION", "WITH", "IF", "EXISTS",
 	"OF", "ASC", "AS",
 	"AND", "OR", "NOT", "IS", "IN", "ILIKE", "BETWEEN", "DISTINCT", "TRUE", "FALSE",
+	"CONFIGS", "BROKER", "SET", "UNSET",
+	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -11,6 +11,7 @@ var metaColumns = map[string][]string{
 	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
 	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal"},
 	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages"},
+	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
 }
 
@@ -32,6 +33,8 @@ func metaName(s Statement) string {
 		return "SHOW GROUPS"
 	case *ShowPartitions:
 		return "SHOW PARTITIONS"
+	case *ShowConfigs:
+		return "SHOW CONFIGS"
 	case *DescribeTopic:
 		return "DESCRIBE TOPIC"
 	case *DescribeGroup:

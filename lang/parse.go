@@ -182,11 +182,27 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 			return nil, e
 		}
 		return &DropTopic{IfExists: g.Drop.IfExists, Topic: name}, nil
+	case g.Alter != nil:
+		return ps.alter(g.Alter)
+	case g.Reset != nil:
+		return ps.reset(g.Reset)
+	case g.Delete != nil:
+		return ps.deleteStmt(g.Delete)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
 
 func (ps *parseState) show(g *gShow) (Statement, *Error) {
+	if g.Configs != nil {
+		st, e := ps.showConfigs(g.Configs)
+		if e != nil {
+			return nil, e
+		}
+		if e := ps.query(g.Query, st.(*ShowConfigs)); e != nil {
+			return nil, e
+		}
+		return st, nil
+	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {
 		if l != nil {

@@ -97,6 +97,18 @@ func Render(w io.Writer, res result.Result, opt Options) (int64, error) {
 		return 0, err
 	}
 
+	if rs, ok := recordStream(res); ok {
+		switch opt.Format {
+		case JSON:
+			write = func(o *output, _ result.Result, _ Options) (int64, error) { return writeJSONRecords(o, rs) }
+		case JSONL:
+			write = func(o *output, _ result.Result, _ Options) (int64, error) { return writeJSONLRecords(o, rs) }
+		case CSV:
+			write = func(o *output, _ result.Result, _ Options) (int64, error) { return writeCSVRecords(o, rs) }
+		case TSV:
+			write = func(o *output, _ result.Result, _ Options) (int64, error) { return writeTSVRecords(o, rs) }
+		}
+	}
 	out := newOutput(w)
 	n, err := write(out, res, opt)
 	if ferr := out.close(); err == nil {

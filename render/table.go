@@ -64,6 +64,7 @@ func newStyler(opt Options) styler {
 // cellMaker turns values into display cells, reusing its buffers.
 type cellMaker struct {
 	limit   int // cut text wider than this; 0 = never
+	ts      timeFormatter
 	text    []byte
 	display []byte
 }
@@ -74,6 +75,37 @@ func (m *cellMaker) value(v any, t result.Type) cell {
 	}
 	m.text = appendText(m.text[:0], v, t)
 	return m.make(m.text)
+}
+
+// The record path's cells: typed values, nothing boxed.
+
+func (m *cellMaker) int(n int64) cell {
+	m.text = strconv.AppendInt(m.text[:0], n, 10)
+	return m.make(m.text)
+}
+
+func (m *cellMaker) time(ms int64) cell {
+	m.text = m.ts.append(m.text[:0], ms)
+	return m.make(m.text)
+}
+
+func (m *cellMaker) bytes(b []byte) cell {
+	if b == nil {
+		return cell{text: "NULL", width: 4, null: true}
+	}
+	m.text = appendBytesText(m.text[:0], b)
+	return m.make(m.text)
+}
+
+func (m *cellMaker) headers(hs []result.Header) cell {
+	m.text = appendHeadersText(m.text[:0], hs)
+	return m.make(m.text)
+}
+
+// record appends rec's six cells to slab.
+func (m *cellMaker) record(slab []cell, rec *result.Record) []cell {
+	return append(slab, m.int(int64(rec.Partition)), m.int(rec.Offset), m.time(rec.Timestamp),
+		m.bytes(rec.Key), m.bytes(rec.Value), m.headers(rec.Headers))
 }
 
 func (m *cellMaker) name(s string) cell {
@@ -227,6 +259,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	st := newStyler(opt)
 	maker := &cellMaker{limit: opt.Width}
 	lw := &lineWriter{o: o}
+	rs, _ := recordStream(res)
 
 	heads := make([]cell, len(cols))
 	natural := make([]int, len(cols)) // widest cell so far, per column
@@ -248,6 +281,19 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	for first := true; ; first = false {
 		batch, slab = batch[:0], slab[:0]
 		for len(batch) < opt.BatchSize {
+			if rs != nil {
+				rec, ok := rs.NextRecord()
+				if !ok {
+					break
+				}
+				at := len(slab)
+				slab = maker.record(slab, rec)
+				for i, c := range slab[at:] {
+					natural[i] = max(natural[i], c.width)
+				}
+				batch = append(batch, slab[at:len(slab):len(slab)])
+				continue
+			}
 			row, ok := res.Next()
 			if !ok {
 				break

@@ -182,6 +182,7 @@ type app struct {
 	expanded bool
 	timing   bool
 	tracing  bool
+	confirm  bool      // the shell asks before destructive statements (\set confirm)
 	out      io.Writer // stdout, or the \o file
 	outFile  *os.File
 	outName  string
@@ -200,7 +201,7 @@ type app struct {
 }
 
 func newApp(ios *IOStreams, stderr io.Writer, o *options, rt world) *app {
-	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out}
+	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out, confirm: true}
 	a.format, _ = parseFormat(o.format) // validated by the flag
 	noColor := ios.Getenv("NO_COLOR") != ""
 	switch o.color {

@@ -168,7 +168,7 @@ func completions(word string, before []string, topics, groups []string) []string
 		return nameSuffixes(word, topics)
 	case prev == "GROUP":
 		return nameSuffixes(word, groups)
-	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*"):
+	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*" || prev2 == "RECORDS"):
 		return nameSuffixes(word, topics) // CONSUME FROM t, SELECT * FROM t
 	case prev == "CONSUME" || prev == "PRODUCE" || prev == "*":
 		// Only a topic, or the optional keyword before it, can follow.
@@ -187,8 +187,15 @@ func completions(word string, before []string, topics, groups []string) []string
 	if quoted {
 		return nil
 	}
+	if len(before) == 0 || len(before) == 1 && prev == "EXPLAIN" {
+		// A statement starts with its verb: sh<Tab> is SHOW, not SHIFT.
+		return keywordSuffixes(word, statementVerbs)
+	}
 	return keywordSuffixes(word, keywords())
 }
+
+var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+	"PRODUCE", "RESET", "SELECT", "SHOW"}
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.
 func keywordSuffixes(word string, kws []string) []string {

@@ -89,7 +89,24 @@ func (p *progress) result() result.Result {
 	if !p.active {
 		return p.res
 	}
+	if rs, ok := p.res.(result.RecordStream); ok {
+		return countingRecords{countingResult{p}, rs}
+	}
 	return countingResult{p}
+}
+
+// countingRecords keeps a record stream's fast path while counting.
+type countingRecords struct {
+	countingResult
+	rs result.RecordStream
+}
+
+func (c countingRecords) NextRecord() (*result.Record, bool) {
+	rec, ok := c.rs.NextRecord()
+	if ok {
+		c.p.rows.Add(1)
+	}
+	return rec, ok
 }
 
 func (p *progress) writer(w io.Writer) io.Writer {

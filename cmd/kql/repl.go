@@ -156,6 +156,9 @@ func (r *repl) runStatements(ctx context.Context) replState {
 		// The canonical one-line form: a multi-line statement becomes one
 		// entry, and a -- comment cannot swallow the rest of the line.
 		r.addHistory(runnable(stmt))
+		if !r.confirmed(ctx, stmt) {
+			continue
+		}
 		r.a.runInteractive(ctx, stmt)
 	}
 	if !r.buf.Empty() {

@@ -1,0 +1,397 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var resetCols = []result.Column{
+	col("topic", result.String), col("partition", result.Int), col("current_offset", result.Int),
+	col("new_offset", result.Int), col("lag_before", result.Int), col("lag_after", result.Int),
+}
+
+// groupState is what RESET and DELETE GROUP need to know of a group.
+type groupState struct {
+	exists  bool
+	state   string
+	members []groupMember
+}
+
+// groupStatus asks the coordinator for the group's state and members:
+// DescribeGroups, then ConsumerGroupDescribe for a KIP-848 group, which
+// the classic call does not know.
+func (s *Session) groupStatus(ctx context.Context, group string) (groupState, error) {
+	desc, dfail, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.DescribeGroupsResponseGroup]{
+		API: "DescribeGroups",
+		Build: func(groups []string) kmsg.Request {
+			req := kmsg.NewPtrDescribeGroupsRequest()
+			req.Groups = groups
+			return req
+		},
+		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup] {
+			var out []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]
+			for _, g := range raw.(*kmsg.DescribeGroupsResponse).Groups {
+				out = append(out, kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
+			}
+			return out
+		},
+	})
+	if err != nil {
+		return groupState{}, err
+	}
+	if ge := dfail[group]; ge != nil {
+		var ke *kerr.Error
+		if !errors.As(ge.Err, &ke) || ke.Code != kerr.GroupIDNotFound.Code {
+			return groupState{}, ge
+		}
+		return s.consumerGroupStatus(ctx, group)
+	}
+	g := desc[group]
+	st := groupState{exists: g.State != "Dead", state: g.State}
+	for _, mem := range g.Members {
+		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.ClientHost})
+	}
+	return st, nil
+}
+
+func (s *Session) consumerGroupStatus(ctx context.Context, group string) (groupState, error) {
+	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.ConsumerGroupDescribeResponseGroup]{
+		API: "ConsumerGroupDescribe",
+		Build: func(groups []string) kmsg.Request {
+			req := kmsg.NewPtrConsumerGroupDescribeRequest()
+			req.Groups = groups
+			return req
+		},
+		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup] {
+			var out []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]
+			for _, g := range raw.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+				out = append(out, kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
+			}
+			return out
+		},
+	})
+	if err != nil {
+		return groupState{}, err
+	}
+	if ge := failed[group]; ge != nil {
+		var ke *kerr.Error
+		if errors.As(ge.Err, &ke) && (ke.Code == kerr.GroupIDNotFound.Code || ke.Code == kerr.UnsupportedVersion.Code) {
+			return groupState{}, nil
+		}
+		var be *kafka.BrokerError
+		if errors.As(ge.Err, &be) && strings.Contains(be.Err.Error(), "too old") {
+			return groupState{}, nil
+		}
+		return groupState{}, ge
+	}
+	g := got[group]
+	st := groupState{exists: g.State != "Dead", state: g.State}
+	for _, mem := range g.Members {
+		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.ClientHost})
+	}
+	return st, nil
+}
+
+// activeMembersError refuses to change a group that has members, naming
+// them, as kafka-consumer-groups.sh does.
+func activeMembersError(what, group string, st groupState) error {
+	names := make([]string, 0, len(st.members))
+	for _, m := range st.members {
+		names = append(names, fmt.Sprintf("%s (client %s on %s)", m.memberID, m.clientID, m.host))
+	}
+	slices.Sort(names)
+	const show = 5
+	more := ""
+	if len(names) > show {
+		more = fmt.Sprintf(" and %d more", len(names)-show)
+		names = names[:show]
+	}
+	return fmt.Errorf("%s: group %q has %d active %s (state %s): %s%s; stop its consumers first (Kafka accepts this only for a group with no members)",
+		what, group, len(st.members), plural(len(st.members), "member", "members"), st.state, strings.Join(names, ", "), more)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// resetRow is one partition of a RESET plan.
+type resetRow struct {
+	tp       kafka.TopicPartition
+	current  *int64 // nil: the group never committed this partition
+	target   int64
+	earliest int64
+	latest   int64
+}
+
+type resetPlan struct {
+	rows    []resetRow
+	notes   []string
+	meta    *kafka.Metadata
+	created bool // the group does not exist yet: EXECUTE creates it
+}
+
+func resetWhat(st *lang.ResetGroup) string { return fmt.Sprintf("RESET GROUP %q", st.Group) }
+
+// planReset computes the new offsets without changing anything: the dry
+// run shows exactly these rows, and EXECUTE computes them again and commits.
+func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPlan, error) {
+	what := resetWhat(st)
+	gs, err := s.groupStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if len(gs.members) > 0 {
+		return nil, activeMembersError(what, st.Group, gs)
+	}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan := &resetPlan{created: !gs.exists, meta: m}
+	var committed map[kafka.TopicPartition]int64
+	if gs.exists {
+		if committed, err = s.committedOffsets(ctx, st.Group, m); err != nil {
+			return nil, err
+		}
+	}
+	var parts []kafka.TopicPartition
+	if st.Topic == nil {
+		if len(committed) == 0 {
+			if !gs.exists {
+				return nil, fmt.Errorf("%s: no consumer group named %q (SHOW GROUPS lists the groups); to give a new group offsets, name the topic: RESET GROUP %s TOPIC name TO ...", what, st.Group, lang.QuoteName(st.Group))
+			}
+			return nil, fmt.Errorf("%s: the group has no committed offsets, so there is nothing to reset; name the topic: RESET GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+		}
+		var gone []string
+		for tp := range committed {
+			if _, ok := m.Topics[tp.Topic]; !ok {
+				if !slices.Contains(gone, tp.Topic) {
+					gone = append(gone, tp.Topic)
+				}
+				continue
+			}
+			parts = append(parts, tp)
+		}
+		slices.Sort(gone)
+		for _, t := range gone {
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: the group has offsets for topic %q, which no longer exists; they are left as they are", t))
+		}
+	} else {
+		t, ok := m.Topics[*st.Topic]
+		if !ok {
+			return nil, &kafka.UnknownTopicError{Topic: *st.Topic}
+		}
+		if parts, err = pickPartitions(t, st.Partitions, "PARTITION"); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	slices.SortFunc(parts, compareTP)
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: nothing to reset", what)
+	}
+	if plan.created {
+		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no group %q yet: EXECUTE creates it with these offsets", st.Group))
+	}
+
+	lo, hi, err := s.logRange(ctx, m, parts, what)
+	if err != nil {
+		return nil, err
+	}
+	var byTime map[kafka.TopicPartition]kafka.OffsetAnswer
+	if st.To.Kind == lang.ResetTimestamp || st.To.Kind == lang.ResetAgo {
+		ts := st.To.Timestamp
+		if st.To.Kind == lang.ResetAgo {
+			ts = s.Now().Add(-st.To.Ago).UnixMilli()
+		}
+		var tfail map[kafka.TopicPartition]*kafka.PartitionError
+		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
+			return nil, err
+		}
+		if len(tfail) > 0 {
+			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
+				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
+		}
+	}
+	var noCommit []string
+	for _, tp := range parts {
+		row := resetRow{tp: tp, earliest: lo[tp], latest: hi[tp]}
+		if off, ok := committed[tp]; ok {
+			row.current = &off
+		}
+		want := int64(0)
+		switch st.To.Kind {
+		case lang.ResetEarliest:
+			want = row.earliest
+		case lang.ResetLatest:
+			want = row.latest
+		case lang.ResetOffset:
+			want = st.To.Offset
+		case lang.ResetTimestamp, lang.ResetAgo:
+			want = byTime[tp].Offset
+			if want < 0 { // no record at or after the time: the end, as Kafka's tool does
+				want = row.latest
+			}
+		case lang.ResetShift:
+			if row.current == nil {
+				noCommit = append(noCommit, tp.String())
+				continue
+			}
+			want = shiftBy(*row.current, st.To.Shift)
+		}
+		row.target = want
+		switch {
+		case want < row.earliest:
+			row.target = row.earliest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is before the log's start (%d); clamped to %d", tp, want, row.earliest, row.earliest))
+		case want > row.latest:
+			row.target = row.latest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is past the log's end (%d); clamped to %d", tp, want, row.latest, row.latest))
+		}
+		plan.rows = append(plan.rows, row)
+	}
+	if len(noCommit) > 0 {
+		return nil, fmt.Errorf("%s: SHIFT BY moves committed offsets, and the group has none for %s; reset those partitions TO an offset first, or leave them out with PARTITION",
+			what, strings.Join(noCommit, ", "))
+	}
+	return plan, nil
+}
+
+func shiftBy(off, by int64) int64 {
+	n := off + by
+	if by > 0 && n < off { // overflow: past any end
+		return 1<<63 - 1
+	}
+	if by < 0 && n > off {
+		return -1 << 63
+	}
+	return n
+}
+
+// logRange reads each partition's earliest and latest offset from its
+// leader. A partition whose range could not be read fails the statement:
+// an offset cannot be planned, or records counted, against a guess.
+func (s *Session) logRange(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition, what string) (lo, hi map[kafka.TopicPartition]int64, err error) {
+	e, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
+		return nil, nil, fmt.Errorf("%s: could not read the log range of every partition, so nothing was changed: %w", what, errors.Join(missing...))
+	}
+	lo = make(map[kafka.TopicPartition]int64, len(parts))
+	hi = make(map[kafka.TopicPartition]int64, len(parts))
+	for _, tp := range parts {
+		lo[tp], hi[tp] = e[tp].Offset, l[tp].Offset
+	}
+	return lo, hi, nil
+}
+
+func compareTP(a, b kafka.TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return int(a.Partition) - int(b.Partition)
+}
+
+// pickPartitions returns the listed partitions of t (all when want is
+// nil), or an error naming the ones t does not have.
+func pickPartitions(t *kafka.Topic, want []int32, clause string) ([]kafka.TopicPartition, error) {
+	if want == nil {
+		return partitionsOf(t), nil
+	}
+	have := make(map[int32]bool, len(t.Partitions))
+	for _, p := range t.Partitions {
+		have[p.ID] = true
+	}
+	out := make([]kafka.TopicPartition, 0, len(want))
+	for _, p := range want {
+		if !have[p] {
+			return nil, fmt.Errorf("topic %q has no partition %d (in %s); its partitions are 0-%d", t.Name, p, clause, len(t.Partitions)-1)
+		}
+		out = append(out, kafka.TopicPartition{Topic: t.Name, Partition: p})
+	}
+	return out, nil
+}
+
+func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.Result, error) {
+	plan, err := s.planReset(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	var failed map[kafka.TopicPartition]*kafka.PartitionError
+	if st.Execute {
+		offsets := make(map[kafka.TopicPartition]int64, len(plan.rows))
+		for _, r := range plan.rows {
+			offsets[r.tp] = r.target
+		}
+		if failed, err = s.cl.CommitOffsets(ctx, plan.meta, st.Group, offsets); err != nil {
+			return nil, fmt.Errorf("%s: nothing was committed: %w", resetWhat(st), err)
+		}
+		s.forgetNames()
+	}
+	rows := make([]result.Row, 0, len(plan.rows))
+	for _, r := range plan.rows {
+		var cur, lagBefore, newOff, lagAfter any
+		if r.current != nil {
+			cur = *r.current
+			lagBefore = max(r.latest-*r.current, 0)
+		}
+		if failed[r.tp] == nil {
+			newOff, lagAfter = r.target, r.latest-r.target
+		}
+		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, lagBefore, lagAfter})
+	}
+	res := result.NewSlice(resetCols, rows)
+	res.Notes = plan.notes
+	n := len(plan.rows)
+	switch {
+	case !st.Execute:
+		run := *st
+		run.Execute = true
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was committed; to commit these offsets run: %s;", lang.Format(&run)))
+	case len(failed) > 0:
+		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET GROUP %q (%d of %d partitions committed; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
+		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: committed new offsets for %d of %d partitions of group %q", n-len(failed), n, st.Group))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("executed: committed new offsets for %d %s of group %q", n, plural(n, "partition", "partitions"), st.Group))
+	}
+	return res, nil
+}
+
+var deleteGroupCols = []result.Column{col("group", result.String), col("result", result.String)}
+
+func (s *Session) deleteGroup(ctx context.Context, st *lang.DeleteGroup) (result.Result, error) {
+	what := fmt.Sprintf("DELETE GROUP %q", st.Group)
+	err := s.cl.DeleteGroup(ctx, st.Group)
+	var ke *kerr.Error
+	switch {
+	case err == nil:
+		s.forgetNames()
+		return result.NewSlice(deleteGroupCols, []result.Row{{st.Group, "deleted"}}), nil
+	case errors.As(err, &ke) && ke.Code == kerr.GroupIDNotFound.Code:
+		return nil, fmt.Errorf("%s: no consumer group named %q (SHOW GROUPS lists the groups)", what, st.Group)
+	case errors.As(err, &ke) && ke.Code == kerr.NonEmptyGroup.Code:
+		if gs, serr := s.groupStatus(ctx, st.Group); serr == nil && len(gs.members) > 0 {
+			return nil, activeMembersError(what, st.Group, gs)
+		}
+		return nil, fmt.Errorf("%s: the group has active members; stop its consumers first: %w", what, err)
+	}
+	return nil, fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,413 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Range is one partition's share of a read: the offsets [Start, End).
+type Range struct {
+	TP         TopicPartition
+	Start, End int64
+}
+
+// DefaultReadBudget is how many bytes of fetched records a Reader buffers
+// ahead of its consumer, across all its partitions.
+const DefaultReadBudget = 8 << 20
+
+// Reader reads partitions between fixed offsets from their leaders, with
+// the next Fetch already in flight while the consumer works through what
+// came before: one goroutine per leader broker (a lane) keeps its
+// partitions' buffers filled, each Fetch going through Cluster.Fetch, so
+// every request is routed to the partition's current leader, traced, and
+// retried once after a leader moves.
+//
+// Memory is bounded by bytes, not records: lanes prefetch only while the
+// records buffered across all partitions are under the budget, and each
+// partition asks for at most budget/(2*partitions) bytes of memory per
+// Fetch (Kafka still returns at least one whole batch), converted to wire
+// bytes by the expansion measured so far (decompression, decoded
+// records), so 32 or 1000 partitions cost about the same. A partition the consumer is waiting for is always
+// fetched, whatever the budget, so a reader never deadlocks on its own
+// prefetch.
+//
+// A partition is done when its fetch position reaches its End. Positions,
+// not records, are counted: transaction markers, aborted batches and
+// compaction gaps move the position, so a reader never waits for records
+// that will not come.
+type Reader struct {
+	cl            *Cluster
+	ctx           context.Context
+	cancel        context.CancelFunc
+	readCommitted bool
+	budget        int64
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	m        *Metadata
+	parts    map[TopicPartition]*readPart
+	order    []*readPart // by partition, for stable iteration
+	buffered int64       // bytes queued or held by the consumer
+	missing  []error     // partitions that failed for good, in the order they failed
+	err      error       // a request-level failure: the read cannot go on
+	closed   bool
+	// expansion is what a byte on the wire becomes in memory once
+	// decompressed and decoded, as measured so far: a Fetch's byte limits
+	// count wire bytes, the budget counts memory.
+	expansion float64
+	wg        sync.WaitGroup
+	stopWake  func() bool
+}
+
+type readPart struct {
+	tp       TopicPartition
+	pos, end int64 // the next position to fetch; the exclusive end
+	queue    []chunk
+	held     int64 // bytes of the chunk the consumer holds
+	inflight bool
+	wanted   bool // the consumer waits for this partition
+	failed   bool
+	stalls   int
+}
+
+// chunk is one Fetch answer's records for one partition, in offset order.
+type chunk struct {
+	recs  []*kgo.Record
+	bytes int64
+}
+
+// recordOverhead is what a decoded record costs beyond its key, value and
+// headers: the kgo.Record in its batch's slab and the pointer to it.
+const recordOverhead = int64(unsafe.Sizeof(kgo.Record{})) + 8
+
+// headerOverhead is what each header costs beyond its key and value.
+const headerOverhead = int64(unsafe.Sizeof(kgo.RecordHeader{}))
+
+// askBytes is the PartitionMaxBytes of the next Fetch: each partition's
+// share of the budget, in wire bytes. The caller holds r.mu.
+func (r *Reader) askBytes() int32 {
+	per := float64(r.budget) / float64(2*max(len(r.order), 1)) / r.expansion
+	return int32(min(max(per, 4<<10), 1<<20))
+}
+
+// NewReader starts reading the ranges; ranges that are already empty are
+// done from the start. m says where the leaders are; the reader follows
+// leaders that move. Close must be called to stop its goroutines.
+func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, budget int64, readCommitted bool) *Reader {
+	if budget <= 0 {
+		budget = DefaultReadBudget
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
+		parts: make(map[TopicPartition]*readPart, len(ranges))}
+	r.cond = sync.NewCond(&r.mu)
+	r.expansion = 4 // until measured: compressed text often shrinks about that much
+	lanes := map[int32][]*readPart{}
+	for _, rg := range ranges {
+		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
+		r.parts[rg.TP] = p
+		r.order = append(r.order, p)
+		lanes[leaderOf(m, rg.TP)] = append(lanes[leaderOf(m, rg.TP)], p)
+	}
+	slices.SortFunc(r.order, func(a, b *readPart) int { return compareTP(a.tp, b.tp) })
+	for _, ps := range lanes {
+		r.wg.Add(1)
+		go r.lane(ps)
+	}
+	// Wake the lanes and the consumer when the statement is cancelled.
+	r.stopWake = context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	})
+	return r
+}
+
+func leaderOf(m *Metadata, tp TopicPartition) int32 {
+	if t, ok := m.Topics[tp.Topic]; ok {
+		for _, p := range t.Partitions {
+			if p.ID == tp.Partition {
+				return p.Leader
+			}
+		}
+	}
+	return -1
+}
+
+// Close stops every fetch and waits for the lanes to end. What was
+// fetched stays readable through NextUnread; Take reports no more records.
+func (r *Reader) Close() {
+	r.stopWake()
+	r.mu.Lock()
+	r.closed = true
+	r.cond.Broadcast()
+	r.mu.Unlock()
+	r.cancel()
+	r.wg.Wait()
+}
+
+// needs reports whether p should be fetched now.
+func (r *Reader) needs(p *readPart) bool {
+	if p.failed || p.inflight || p.pos >= p.end || len(p.queue) > 0 {
+		return false
+	}
+	return p.wanted || r.buffered < r.budget
+}
+
+// lane keeps one leader's partitions fetched, one Fetch at a time.
+func (r *Reader) lane(ps []*readPart) {
+	defer r.wg.Done()
+	lap := 0
+	for {
+		r.mu.Lock()
+		var batch []*readPart
+		for {
+			if r.closed || r.err != nil || r.ctx.Err() != nil {
+				r.mu.Unlock()
+				return
+			}
+			batch = batch[:0]
+			live := false
+			for _, p := range ps {
+				if !p.failed && p.pos < p.end {
+					live = true
+				}
+				if r.needs(p) {
+					batch = append(batch, p)
+				}
+			}
+			if !live {
+				r.mu.Unlock()
+				return
+			}
+			if len(batch) > 0 {
+				break
+			}
+			r.cond.Wait()
+		}
+		// A Fetch answer that fills its MaxBytes leaves out the partitions
+		// after it: the ones the consumer waits for go first, and the
+		// rest take turns.
+		lap++
+		slices.SortStableFunc(batch, func(a, b *readPart) int {
+			switch {
+			case a.wanted && !b.wanted:
+				return -1
+			case b.wanted && !a.wanted:
+				return 1
+			}
+			return 0
+		})
+		if n := len(batch); n > 1 {
+			first := 0
+			for first < n && batch[first].wanted {
+				first++
+			}
+			if rest := batch[first:]; len(rest) > 1 {
+				k := lap % len(rest)
+				rotated := append(slices.Clone(rest[k:]), rest[:k]...)
+				copy(rest, rotated)
+			}
+		}
+		order := make([]TopicPartition, len(batch))
+		positions := make(map[TopicPartition]int64, len(batch))
+		for i, p := range batch {
+			p.inflight = true
+			positions[p.tp] = p.pos
+			order[i] = p.tp
+		}
+		m := r.m
+		ask := r.askBytes()
+		r.mu.Unlock()
+
+		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, ask, r.readCommitted)
+
+		r.mu.Lock()
+		for _, p := range batch {
+			p.inflight = false
+		}
+		r.cond.Broadcast()
+		if r.closed || r.ctx.Err() != nil {
+			// Answers that arrived whole are still applied below only
+			// when the read goes on; a closed reader keeps its state as
+			// it was, consistent for NextUnread.
+			r.mu.Unlock()
+			return
+		}
+		// A Fetch that refreshed metadata (a leader moved) lets later
+		// fetches go straight to the new leaders.
+		if latest := r.cl.Latest(); latest != nil && latest != r.m {
+			if _, ok := latest.Topics[batch[0].tp.Topic]; ok {
+				r.m = latest
+			}
+		}
+		if err != nil {
+			r.err = err
+			r.mu.Unlock()
+			return
+		}
+		for tp, pe := range failed {
+			p := r.parts[tp]
+			p.failed = true
+			r.missing = append(r.missing, pe)
+		}
+		// Only the first partition of a broker's request is sure to get
+		// a batch if it has one (KIP-74); the others may come back empty
+		// because the answer was full, which is no stall.
+		first := map[int32]TopicPartition{}
+		for _, tp := range order {
+			if l := leaderOf(m, tp); l >= 0 {
+				if _, ok := first[l]; !ok {
+					first[l] = tp
+				}
+			}
+		}
+		for tp, a := range got {
+			r.apply(r.parts[tp], a, first[leaderOf(m, tp)] == tp)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// maxStalls is how many answers in a row may bring a partition no progress
+// before it is reported instead of asked again.
+const maxStalls = 5
+
+// apply queues one partition's answer; the caller holds r.mu. first says
+// the partition came first in its broker's request.
+func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
+	recs := a.Records
+	// Records come in offset order; ProcessFetchPartition already left out
+	// those before the position. Cut those at or past the end.
+	if n := len(recs); n > 0 && recs[n-1].Offset >= p.end {
+		i, _ := slices.BinarySearchFunc(recs, p.end, func(rec *kgo.Record, end int64) int {
+			if rec.Offset < end {
+				return -1
+			}
+			return 1
+		})
+		recs = recs[:i]
+	}
+	if len(recs) > 0 {
+		var bytes int64
+		for _, rec := range recs {
+			bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
+			for _, h := range rec.Headers {
+				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
+			}
+		}
+		p.queue = append(p.queue, chunk{recs: recs, bytes: bytes})
+		r.buffered += bytes
+		if a.WireBytes > 0 && len(recs) == len(a.Records) {
+			// A moving average: one odd batch does not swing the asks.
+			r.expansion = 0.75*r.expansion + 0.25*max(float64(bytes)/float64(a.WireBytes), 1)
+		}
+	}
+	if a.Err != nil {
+		p.failed = true
+		r.missing = append(r.missing, &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: -1,
+			Err: fmt.Errorf("decoding records at offset %d: %w", p.pos, a.Err)})
+		return
+	}
+	if a.Omitted {
+		return // the response was full before this partition's turn
+	}
+	if a.Next <= p.pos && len(recs) == 0 {
+		if !first {
+			return
+		}
+		p.stalls++
+		if p.stalls >= maxStalls {
+			p.failed = true
+			r.missing = append(r.missing, &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: -1,
+				Err: fmt.Errorf("no progress at offset %d (end %d) after %d fetches", p.pos, p.end, p.stalls)})
+		}
+		return
+	}
+	p.stalls = 0
+	p.pos = max(p.pos, a.Next)
+}
+
+// ErrReaderClosed is returned by Take after Close.
+var ErrReaderClosed = errors.New("reader closed")
+
+// Take returns the next records of one partition, in offset order, waiting
+// for the fetch that brings them. It returns nil records when the
+// partition is done (its end reached, or failed: see Missing). The
+// records returned by the previous Take of this partition are released
+// from the budget: the consumer must be done with them. err is a
+// request-level failure or the statement's cancellation.
+func (r *Reader) Take(tp TopicPartition) ([]*kgo.Record, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.parts[tp]
+	if p == nil {
+		return nil, nil
+	}
+	r.buffered -= p.held
+	p.held = 0
+	for len(p.queue) == 0 {
+		if p.failed || (p.pos >= p.end && !p.inflight) {
+			return nil, nil
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if r.closed {
+			return nil, ErrReaderClosed
+		}
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !p.wanted {
+			p.wanted = true
+			r.cond.Broadcast() // a lane may be waiting on the budget
+		}
+		r.cond.Wait()
+	}
+	p.wanted = false
+	c := p.queue[0]
+	p.queue[0] = chunk{}
+	p.queue = p.queue[1:]
+	p.held = c.bytes
+	r.cond.Broadcast() // room in the budget
+	return c.recs, nil
+}
+
+// NextUnread returns the offset of the first record of tp that Take has
+// not handed out: the first queued record, or the fetch position when
+// nothing is queued (past markers and aborted batches). Meaningful after
+// Close, or for a partition the consumer is not taking from.
+func (r *Reader) NextUnread(tp TopicPartition) (pos, end int64, failed bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.parts[tp]
+	if p == nil {
+		return 0, 0, true
+	}
+	if len(p.queue) > 0 {
+		return p.queue[0].recs[0].Offset, p.end, p.failed
+	}
+	return p.pos, p.end, p.failed
+}
+
+// Missing returns the partitions that failed for good, each as a
+// *PartitionError naming the partition and, where known, the broker.
+func (r *Reader) Missing() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.missing)
+}
+
+// Metadata returns the newest metadata the reader routed by.
+func (r *Reader) Metadata() *Metadata {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m
+}
