@@ -36,7 +36,7 @@ var statementHelp = []HelpEntry{
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
 	{"DROP TOPIC", "DROP TOPIC [IF EXISTS] name", "DROP TOPIC IF EXISTS orders"},
-	{"SHOW CONFIGS", "SHOW CONFIGS FOR TOPIC name [ALL] | FOR BROKER id [ALL] | FOR CLUSTER\n" +
+	{"SHOW CONFIGS", "SHOW CONFIGS FOR TOPIC name [ALL] | FOR BROKER id [ALL] | FOR CLUSTER" + metaSuffix + "\n" +
 		"  without ALL: only what was set (not defaults); CLUSTER: the dynamic defaults of every broker",
 		"SHOW CONFIGS FOR TOPIC orders"},
 	{"ALTER TOPIC", "ALTER TOPIC name SET (config.name = 'value', ...) [UNSET (config.name, ...)]",
