@@ -73,6 +73,11 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 			a.noticef("%s", note)
 		}
 	}
+	if w, ok := res.(result.Warner); ok {
+		for _, warning := range w.Warnings() {
+			a.warnf("%s", warning)
+		}
+	}
 	if a.timing {
 		fmt.Fprintf(a.stderr, "Time: %s (%d %s)\n", formatDuration(elapsed), rows, plural(int(rows), "row", "rows"))
 	}
