@@ -184,6 +184,9 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		bootstrap: strings.Join(cl.bootstrap, ","), flatTopic: flatTopic,
 	}
 	env.kcat, _ = lookPath(c.kcat)
+	if s, err := runChild(ctx, env, []string{"true"}, c.timeout, os.DevNull); err == nil {
+		fmt.Fprintf(stdout, "peak RSS resolution: %.0f MiB (a child's ru_maxrss includes its spawner's; see spawn.go)\n", mib(s.rssKiB))
+	}
 	cs, notes, err := contenders(ctx, env)
 	if err != nil {
 		return err

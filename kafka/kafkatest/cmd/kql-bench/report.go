@@ -65,7 +65,7 @@ func verdict(measured, target float64) string {
 	}
 	pct := (measured/target - 1) * 100
 	if measured <= target {
-		return fmt.Sprintf("met (%.0f%% under)", -pct)
+		return fmt.Sprintf("met (%.0f%% under)", max(-pct, 0)) // no "-0%"
 	}
 	return fmt.Sprintf("MISSED by %.0f%%", pct)
 }
