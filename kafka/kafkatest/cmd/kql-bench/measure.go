@@ -91,6 +91,9 @@ func fileTail(path string, n int64) string {
 	return strings.TrimSpace(string(b))
 }
 
+// oneShotReps is how many times a one-shot statement runs per round.
+const oneShotReps = 5
+
 // timeRounds runs every contender runs times, round-robin, and starts each
 // round one contender later, so that neither a slow drift of the machine's
 // load nor the order within a round favours one contender. Every run's
@@ -103,16 +106,26 @@ func timeRounds(ctx context.Context, e *benchEnv, cs []*contender, progress io.W
 		fmt.Fprintf(progress, "round %d/%d:", r+1, e.cfg.runs)
 		for i := range cs {
 			k := cs[(i+r)%len(cs)]
-			s, err := runChild(ctx, e, k.argv, k.timeout, out)
-			if err != nil {
-				return nil, fmt.Errorf("%s, round %d: %w", k.name, r+1, err)
+			// A one-shot statement takes milliseconds, so it runs a few
+			// times per round: more samples for the same time.
+			reps := 1
+			if k.records == 0 {
+				reps = oneShotReps
 			}
-			if err := k.check(out); err != nil {
-				return nil, fmt.Errorf("%s, round %d: wrong output: %w", k.name, r+1, err)
+			var walls []time.Duration
+			for range reps {
+				s, err := runChild(ctx, e, k.argv, k.timeout, out)
+				if err != nil {
+					return nil, fmt.Errorf("%s, round %d: %w", k.name, r+1, err)
+				}
+				if err := k.check(out); err != nil {
+					return nil, fmt.Errorf("%s, round %d: wrong output: %w", k.name, r+1, err)
+				}
+				os.Remove(out)
+				res[k.name] = append(res[k.name], s)
+				walls = append(walls, s.wall)
 			}
-			os.Remove(out)
-			res[k.name] = append(res[k.name], s)
-			fmt.Fprintf(progress, " %s %s", k.name, fmtSec(s.wall))
+			fmt.Fprintf(progress, " %s %s", k.name, fmtSec(median(walls)))
 			if i < len(cs)-1 {
 				fmt.Fprint(progress, ",")
 			}

@@ -27,9 +27,10 @@ func median[T ~int64](xs []T) T {
 
 // stats are a contender's medians.
 type stats struct {
-	runs            int
-	wall, user, sys time.Duration
-	rssKiB          int64
+	runs             int
+	wall, user, sys  time.Duration
+	minWall, maxWall time.Duration
+	rssKiB           int64
 }
 
 func summarize(ss []sample) stats {
@@ -44,12 +45,18 @@ func summarize(ss []sample) stats {
 	for i, s := range ss {
 		rss[i] = s.rssKiB
 	}
+	walls := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		walls[i] = s.wall
+	}
 	return stats{
-		runs:   len(ss),
-		wall:   col(func(s sample) time.Duration { return s.wall }),
-		user:   col(func(s sample) time.Duration { return s.user }),
-		sys:    col(func(s sample) time.Duration { return s.sys }),
-		rssKiB: median(rss),
+		runs:    len(ss),
+		minWall: slices.Min(walls),
+		maxWall: slices.Max(walls),
+		wall:    col(func(s sample) time.Duration { return s.wall }),
+		user:    col(func(s sample) time.Duration { return s.user }),
+		sys:     col(func(s sample) time.Duration { return s.sys }),
+		rssKiB:  median(rss),
 	}
 }
 
@@ -82,13 +89,15 @@ func report(w io.Writer, clusterName string, c *config, cs []*contender, res map
 	}
 	floor := st[floorName]
 
-	fmt.Fprintf(w, "%s: %d records of %d B values in %d partitions; medians of %d interleaved runs, each its own process\n",
+	fmt.Fprintf(w, "%s: %d records of %d B values in %d partitions; medians of %d interleaved rounds, each run its own process\n",
 		clusterName, c.n, valueSize, c.partitions, c.runs)
 	width := len("contender")
 	for _, k := range cs {
 		width = max(width, len(k.name))
 	}
-	fmt.Fprintf(w, "%-*s  %8s  %8s  %8s  %9s  %12s  %7s\n", width, "contender", "wall", "user", "sys", "peak RSS", "records/s", "x floor")
+	// "wall range" is the fastest and slowest run: on a shared machine it
+	// says how far to trust the medians.
+	fmt.Fprintf(w, "%-*s  %4s  %8s  %15s  %8s  %8s  %9s  %10s  %7s\n", width, "contender", "runs", "wall", "wall range", "user", "sys", "peak RSS", "records/s", "x floor")
 	for _, k := range cs {
 		s := st[k.name]
 		rate, ratio := "-", "-"
@@ -98,8 +107,8 @@ func report(w io.Writer, clusterName string, c *config, cs []*contender, res map
 		if k.records == c.n && floor.wall > 0 {
 			ratio = fmt.Sprintf("%.2f", s.wall.Seconds()/floor.wall.Seconds())
 		}
-		fmt.Fprintf(w, "%-*s  %8s  %8s  %8s  %5.0f MiB  %12s  %7s\n", width, k.name,
-			fmtSec(s.wall), fmtSec(s.user), fmtSec(s.sys), mib(s.rssKiB), rate, ratio)
+		fmt.Fprintf(w, "%-*s  %4d  %8s  %15s  %8s  %8s  %5.0f MiB  %10s  %7s\n", width, k.name, s.runs,
+			fmtSec(s.wall), fmtSec(s.minWall)+"-"+fmtSec(s.maxWall), fmtSec(s.user), fmtSec(s.sys), mib(s.rssKiB), rate, ratio)
 	}
 
 	var rows []goalRow
