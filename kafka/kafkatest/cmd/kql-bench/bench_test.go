@@ -62,6 +62,15 @@ func TestVerdict(t *testing.T) {
 	}
 }
 
+func TestVerdictAtLeast(t *testing.T) {
+	if got := verdictAtLeast(53.3, 48); got != "met (11% over)" {
+		t.Errorf("got %q", got)
+	}
+	if got := verdictAtLeast(24, 48); got != "MISSED by 50%" {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestSampleRoundTrip(t *testing.T) {
 	s := sample{wall: 1500 * time.Millisecond, user: time.Second, sys: 3 * time.Millisecond, rssKiB: 65536}
 	got, err := parseSample(formatSample(s))

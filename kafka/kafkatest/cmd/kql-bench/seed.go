@@ -18,7 +18,7 @@ import (
 const valueSize = 100
 
 // appendValue appends record i's value: JSON of exactly valueSize bytes (for
-// any i below 10^40), with p a small int 0..9 so that WHERE value.p = 3 style
+// any i below 10^30), with p a small int 0..9 so that WHERE value.p = 3 style
 // benchmarks select a tenth of the records.
 func appendValue(b []byte, i int64) []byte {
 	start := len(b)
