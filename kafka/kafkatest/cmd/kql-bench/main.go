@@ -122,6 +122,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		runtime.LockOSThread()
 		err = bench(ctx, c, stdout, stderr)
 	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "kql-bench: interrupted; the cluster and temporary files it started are removed")
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kql-bench: %v\n", err)
 		return 1

@@ -59,7 +59,10 @@ func runChild(ctx context.Context, e *benchEnv, argv []string, timeout time.Dura
 		case ctx.Err() != nil:
 			return sample{}, ctx.Err()
 		}
-		return sample{}, fmt.Errorf("%s: %v\n%s", shortArgv(argv), err, fileTail(stderrPath, 2000))
+		if tail := fileTail(stderrPath, 2000); tail != "" {
+			err = fmt.Errorf("%v\n%s", err, tail)
+		}
+		return sample{}, fmt.Errorf("%s: %v", shortArgv(argv), err)
 	}
 	rep, err := os.ReadFile(reportPath)
 	if err != nil {
@@ -115,11 +118,14 @@ func timeRounds(ctx context.Context, e *benchEnv, cs []*contender, progress io.W
 			var walls []time.Duration
 			for range reps {
 				s, err := runChild(ctx, e, k.argv, k.timeout, out)
-				if err != nil {
-					return nil, fmt.Errorf("%s, round %d: %w", k.name, r+1, err)
+				if err == nil {
+					if err = k.check(out); err != nil {
+						err = fmt.Errorf("wrong output: %w", err)
+					}
 				}
-				if err := k.check(out); err != nil {
-					return nil, fmt.Errorf("%s, round %d: wrong output: %w", k.name, r+1, err)
+				if err != nil {
+					fmt.Fprintln(progress) // end the round's line before the error
+					return nil, fmt.Errorf("%s, round %d: %w", k.name, r+1, err)
 				}
 				os.Remove(out)
 				res[k.name] = append(res[k.name], s)
