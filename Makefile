@@ -1,13 +1,19 @@
 # kql: an interactive KafkaQL shell for Apache Kafka.
 #
-#   make test     the test command (CI runs exactly this): installs or checks
-#                 the prerequisites, fetches Kafka, go vet, then every test
-#                 with -race, on kfake and on a real 3-broker Kafka cluster
-#   make build    bin/kql
-#   make cluster  a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
-#   make bench    benchmarks
-#   make fuzz     the parser fuzzers, FUZZTIME each (default 10m)
-#   make deps     only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+#   make test        the test command (CI runs exactly this): installs or checks
+#                    the prerequisites, fetches Kafka, go vet, then every test
+#                    with -race, on kfake and on a real 3-broker Kafka cluster
+#   make build       bin/kql
+#   make cluster     a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
+#   make bench       the record-path benchmark (issue 9): a bare franz-go consumer,
+#                    kql in each format and kcat, as separate processes, on an
+#                    in-process 3-broker kfake; BENCHFLAGS passes flags, e.g.
+#                    BENCHFLAGS='-runs 9 -flat=false' (see kql-bench -h)
+#   make bench-real  the same on the real 3-broker Kafka cluster of `make cluster`,
+#                    started for the run and stopped after it
+#   make bench-go    the go test benchmarks (-bench . -benchmem)
+#   make fuzz        the parser fuzzers, FUZZTIME each (default 10m)
+#   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -19,7 +25,9 @@ FUZZTIME  ?= 10m
 TESTTIMEOUT ?= 30m
 export KQL_KAFKA_VERSION ?= 4.3.1
 
-.PHONY: all test deps vet bench fuzz cluster build clean
+BENCHFLAGS ?=
+
+.PHONY: all test deps vet bench bench-real bench-go fuzz cluster build clean
 
 all: build
 
@@ -68,6 +76,12 @@ deps:
 	$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only
 
 bench:
+	$(GO) run ./kafka/kafkatest/cmd/kql-bench $(BENCHFLAGS)
+
+bench-real:
+	$(GO) run ./kafka/kafkatest/cmd/kql-bench -real $(BENCHFLAGS)
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz:
