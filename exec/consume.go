@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -37,13 +39,35 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		return nil, err
 	}
 	t := m.Topics[st.Topic]
+	if st.PartitionForKey != nil {
+		// The partition the default partitioner (murmur2: the Java
+		// client, franz-go, kql's PRODUCE) puts this key in.
+		if len(t.Partitions) == 0 {
+			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
+		}
+		cp := *st
+		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, st.PartitionForKey, len(t.Partitions))}
+		st = &cp
+	}
 	parts, err := selectPartitions(t, st)
 	if err != nil {
 		return nil, err
 	}
+	now := s.Now()
+	q, err := compileRecordQuery(st, now)
+	if err != nil {
+		return nil, err
+	}
+	pd := analyzePushdown(st.Where, now)
+	if pd.partitions != nil {
+		parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
+	}
 	limit := int64(DefaultLimit)
-	if st.Limit != nil {
+	switch {
+	case st.Limit != nil:
 		limit = *st.Limit
+	case st.LimitAll:
+		limit = math.MaxInt64
 	}
 	var skip int64
 	if st.Skip != nil {
@@ -54,11 +78,21 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		from = &lang.Start{Kind: lang.FromOldest}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from, selected: parts}
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q}
+	if st.HasAggregates() || st.OrderBy != nil {
+		// They read the whole range; LIMIT applies to what they return.
+		r.limit, r.skip = math.MaxInt64, 0
+		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
+			return nil, errors.New("aggregates and ORDER BY read the whole range from a start: use FROM OLDEST, FROM OFFSET, FROM TIMESTAMP or FROM ... AGO, not FROM NEWEST or FROM TAIL")
+		}
+	}
 	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
+		return nil, err
+	}
+	if err := pd.apply(s, r, bounds); err != nil {
 		return nil, err
 	}
 	switch from.Kind {
@@ -81,9 +115,9 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		for tp, b := range bounds {
 			r.mg.add(tp, starts[tp], b.end)
 		}
-		r.toSkip = skip
+		r.toSkip = r.skip
 	}
-	return r, nil
+	return wrapQuery(st, r)
 }
 
 // selectPartitions applies PARTITION and the partitions a TAIL or ANCHOR
@@ -227,7 +261,10 @@ type key struct{ ts, offset int64 }
 // is then a contiguous offset run in each partition, which the second pass
 // (the row stream) reads and merges again, in the same order.
 func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
-	need := r.skip + r.limit
+	need := r.limit
+	if need <= math.MaxInt64-r.skip {
+		need += r.skip
+	}
 	keys := make(map[kafka.TopicPartition][]key, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
 	step := map[kafka.TopicPartition]int64{}
@@ -263,13 +300,15 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			lo := max(b.start, lows[tp]-step[tp])
 			scan.add(tp, lo, lows[tp])
 			lows[tp] = lo
-			step[tp] *= 2
+			if step[tp] < math.MaxInt64/2 {
+				step[tp] *= 2
+			}
 			widened = true
 		}
 		if !widened {
 			break
 		}
-		older, err := scan.keys()
+		older, err := scan.keys(r.matches)
 		if err != nil {
 			return err
 		}
@@ -364,6 +403,8 @@ type consumeResult struct {
 	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
 	olderExist  bool
 	rec         result.Record // handed out by NextRecord, reused
+	q           *recordQuery  // WHERE, and the compiler the operators above share
+	outLimit    int64         // rows the statement returns (LIMIT); limit is what the scan counts
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -392,12 +433,18 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		if rec == nil {
 			break
 		}
+		fillRecord(&r.rec, rec, ts)
+		if r.q != nil {
+			r.q.comp.SetRecord(&r.rec)
+			if r.q.where != nil && !r.q.where.True() {
+				continue
+			}
+		}
 		if r.toSkip > 0 {
 			r.toSkip--
 			continue
 		}
 		r.emitted++
-		fillRecord(&r.rec, rec, ts)
 		return &r.rec, true
 	}
 	r.finish()
@@ -414,6 +461,18 @@ func (r *consumeResult) finish() {
 }
 
 func (r *consumeResult) Err() error { return r.err }
+
+// Warnings is the one warning of values WHERE or the SELECT list could not
+// compare or combine, naming the first record where it happened.
+func (r *consumeResult) Warnings() []string {
+	if r.q == nil {
+		return nil
+	}
+	if w := r.q.comp.Warnings.String(); w != "" {
+		return []string{w}
+	}
+	return nil
+}
 func (r *consumeResult) Close()     { r.finish() }
 
 // fillRecord copies rec's fields into dst, reusing dst's header slice; ts
@@ -438,7 +497,11 @@ func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
 // selected stays in the list, also one that failed on this page, so it is
 // read again (or its failure reported again) rather than silently dropped.
 func (r *consumeResult) NextPage() (*lang.Consume, bool) {
-	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions}
+	if r.stmt.HasAggregates() || r.stmt.OrderBy != nil || r.stmt.LimitAll {
+		return nil, false // the whole range was read
+	}
+	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions,
+		Where: r.stmt.Where, Projection: r.stmt.Projection}
 	limit := r.limit
 	next.Limit = &limit
 	pos := make(map[kafka.TopicPartition]int64, len(r.selected))
@@ -688,12 +751,15 @@ func (mg *merger) allMissing() []error {
 // bounds reads each partition's earliest offset and its end: the last
 // stable offset, which is where a read_committed reader stops.
 func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]span, error) {
-	lo, lofail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true)
-	if err != nil {
-		return nil, err
-	}
-	hi, hifail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
-	if err != nil {
+	// Both bounds at once: one step of one request per leader each.
+	var lo, hi map[kafka.TopicPartition]kafka.OffsetAnswer
+	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
+	var loErr, hiErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true) })
+	hi, hifail, hiErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
+	wg.Wait()
+	if err := cmp.Or(loErr, hiErr); err != nil {
 		return nil, err
 	}
 	out := make(map[kafka.TopicPartition]span, len(parts))
@@ -718,9 +784,21 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 	return out, nil
 }
 
+// matches reports whether rec passes WHERE (a tail read's key scan keeps
+// only the records the page will show).
+func (r *consumeResult) matches(rec *kgo.Record) bool {
+	if r.q == nil || r.q.where == nil {
+		return true
+	}
+	fillRecord(&r.rec, rec, rec.Timestamp.UnixMilli())
+	r.q.comp.SetRecord(&r.rec)
+	return r.q.where.True()
+}
+
 // keys reads every range in full, partition by partition (no merge), and
-// returns each partition's (timestamp, offset) keys in offset order.
-func (mg *merger) keys() (map[kafka.TopicPartition][]key, error) {
+// returns each partition's (timestamp, offset) keys in offset order, of
+// the records keep accepts.
+func (mg *merger) keys(keep func(*kgo.Record) bool) (map[kafka.TopicPartition][]key, error) {
 	mg.start()
 	defer mg.close()
 	out := make(map[kafka.TopicPartition][]key, len(mg.srcs))
@@ -734,7 +812,9 @@ func (mg *merger) keys() (map[kafka.TopicPartition][]key, error) {
 				break
 			}
 			for _, rec := range recs {
-				out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
+				if keep(rec) {
+					out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
+				}
 			}
 		}
 	}

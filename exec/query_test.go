@@ -317,7 +317,7 @@ func TestShowLikeTakesSQLWildcards(t *testing.T) {
 func TestRecordQueryNotYetSupported(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
-	for _, src := range []string{"CONSUME t WHERE key = 'a'", "SELECT key FROM t", "EXPLAIN CONSUME t FOLLOW", "CONSUME t PARTITION FOR KEY 'k'"} {
+	for _, src := range []string{"CONSUME t FOLLOW", "EXPLAIN CONSUME t FOLLOW", "SELECT key FROM t WHERE key = 'a' FOLLOW"} {
 		_, err := f.sess.Execute(ctxT(t), parse(t, src))
 		require.ErrorContains(t, err, "not yet supported", src)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -60,31 +59,17 @@ func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Resu
 	return res, nil
 }
 
-// notYetSupported refuses, for now, record statements that use the query
-// clauses: the record scan that honours them is being built separately.
+// notYetSupported refuses, for now, FOLLOW: the statement parses, and
+// says so rather than running as something else.
 func notYetSupported(stmt lang.Statement) error {
 	if e, ok := stmt.(*lang.Explain); ok {
 		stmt = e.Stmt
 	}
-	c, ok := stmt.(*lang.Consume)
-	if !ok || !c.IsRecordQuery() {
-		return nil
+	if c, ok := stmt.(*lang.Consume); ok && c.Follow {
+		return fmt.Errorf("not yet supported: this kql parses FOLLOW but cannot run it yet; " +
+			"run the statement without FOLLOW, and \\next for the records after it")
 	}
-	var used []string
-	add := func(ok bool, what string) {
-		if ok {
-			used = append(used, what)
-		}
-	}
-	add(c.Projection != nil, "a SELECT list")
-	add(c.Where != nil, "WHERE")
-	add(c.GroupBy != nil, "GROUP BY")
-	add(c.OrderBy != nil, "ORDER BY")
-	add(c.LimitAll, "LIMIT ALL")
-	add(c.Follow, "FOLLOW")
-	add(c.PartitionForKey != nil, "PARTITION FOR KEY")
-	return fmt.Errorf("not yet supported: this kql parses %s on records but cannot run it yet; "+
-		"SHOW and DESCRIBE take WHERE, ORDER BY and LIMIT today, and CONSUME runs without these clauses", strings.Join(used, ", "))
+	return nil
 }
 
 func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {
