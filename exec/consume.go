@@ -473,7 +473,7 @@ func (r *consumeResult) Warnings() []string {
 	}
 	return nil
 }
-func (r *consumeResult) Close()     { r.finish() }
+func (r *consumeResult) Close() { r.finish() }
 
 // fillRecord copies rec's fields into dst, reusing dst's header slice; ts
 // is rec's timestamp in ms, which the merge already has.

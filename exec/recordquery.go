@@ -343,9 +343,9 @@ func (p *projectResult) Next() (result.Row, bool) {
 	}
 	return p.proj.Row(), true
 }
-func (p *projectResult) Err() error                       { return p.scan.Err() }
-func (p *projectResult) Close()                           { p.scan.Close() }
-func (p *projectResult) Warnings() []string               { return p.scan.Warnings() }
+func (p *projectResult) Err() error                      { return p.scan.Err() }
+func (p *projectResult) Close()                          { p.scan.Close() }
+func (p *projectResult) Warnings() []string              { return p.scan.Warnings() }
 func (p *projectResult) NextPage() (*lang.Consume, bool) { return p.scan.NextPage() }
 
 // aggResult reads the whole range, then returns the groups.
