@@ -76,6 +76,22 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	from := st.From
 	if from == nil {
 		from = &lang.Start{Kind: lang.FromOldest}
+		if st.Follow {
+			// Like tail -f: the last records, then what comes.
+			from = &lang.Start{Kind: lang.FromNewest}
+			if st.Limit == nil {
+				limit = DefaultFollowBacklog
+			}
+		}
+	}
+	if st.Follow {
+		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
+			if st.Limit == nil {
+				limit = DefaultFollowBacklog
+			}
+		} else {
+			limit = math.MaxInt64 // a forward read shows everything up to now first
+		}
 	}
 
 	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q}
@@ -107,18 +123,32 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		if err := r.planTail(bounds, ends); err != nil {
 			return nil, err
 		}
+		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
+		for tp := range bounds {
+			r.followFrom[tp] = ends[tp]
+		}
 	default:
 		starts, err := r.forwardStarts(s, m, bounds)
 		if err != nil {
 			return nil, err
 		}
+		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp, b := range bounds {
 			r.mg.add(tp, starts[tp], b.end)
+			r.followFrom[tp] = b.end
 		}
 		r.toSkip = r.skip
 	}
-	return wrapQuery(st, r)
+	res, err := wrapQuery(st, r)
+	if err != nil || !st.Follow {
+		return res, err
+	}
+	return newFollowResult(ctx, s, st, r, res, m), nil
 }
+
+// DefaultFollowBacklog is how many records FOLLOW shows before the new
+// ones when no LIMIT is written, as tail -f does.
+const DefaultFollowBacklog = 10
 
 // selectPartitions applies PARTITION and the partitions a TAIL or ANCHOR
 // list names; a partition the topic does not have is an error naming the
@@ -402,9 +432,10 @@ type consumeResult struct {
 	selected    []kafka.TopicPartition         // every partition the statement reads, answered or not
 	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
 	olderExist  bool
-	rec         result.Record // handed out by NextRecord, reused
-	q           *recordQuery  // WHERE, and the compiler the operators above share
-	outLimit    int64         // rows the statement returns (LIMIT); limit is what the scan counts
+	rec         result.Record                  // handed out by NextRecord, reused
+	q           *recordQuery                   // WHERE, and the compiler the operators above share
+	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
+	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }

@@ -486,6 +486,9 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 			"WHERE key = ... reads every partition: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
 			lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
 	}
+	if st.Follow {
+		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
+	}
 	switch {
 	case st.HasAggregates():
 		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, then LIMIT limits the groups (at most 100000 groups)"})

@@ -44,9 +44,6 @@ func (s *Session) Cluster() *kafka.Cluster { return s.cl }
 // produced; an error met while rows stream is reported by the result's Err.
 // Cancelling ctx stops the statement; the session stays usable.
 func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {
-	if err := notYetSupported(stmt); err != nil {
-		return nil, err
-	}
 	res, err := s.execute(ctx, stmt)
 	if err != nil {
 		return nil, err
@@ -57,19 +54,6 @@ func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return applyQuery(res, q.MetaQuery(), s.Now())
 	}
 	return res, nil
-}
-
-// notYetSupported refuses, for now, FOLLOW: the statement parses, and
-// says so rather than running as something else.
-func notYetSupported(stmt lang.Statement) error {
-	if e, ok := stmt.(*lang.Explain); ok {
-		stmt = e.Stmt
-	}
-	if c, ok := stmt.(*lang.Consume); ok && c.Follow {
-		return fmt.Errorf("not yet supported: this kql parses FOLLOW but cannot run it yet; " +
-			"run the statement without FOLLOW, and \\next for the records after it")
-	}
-	return nil
 }
 
 func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {
