@@ -1,12 +1,20 @@
 package exec
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -59,5 +67,159 @@ func TestReview9_NextPageAfterRecordsWrittenPastTheEnd(t *testing.T) {
 		for o := 0; o < n; o++ {
 			require.True(t, seen[fmt.Sprintf("%d/%d", p, o)], "%d/%d is on no page", p, o)
 		}
+	}
+}
+
+// A transaction still open when CONSUME starts: the read ends at the last
+// stable offset, promptly and without error, on both backends; the
+// transaction's records come once it commits, on the next page.
+func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic := kafkatest.TopicName(t)
+		adm := kadm.NewClient(kafkatest.Client(t, b))
+		_, err := adm.CreateTopic(ctxT(t), 3, 3, nil, topic)
+		require.NoError(t, err)
+		if f, ok := b.(*kafkatest.Fake); ok {
+			for p := int32(0); p < 3; p++ {
+				require.NoError(t, f.MoveTopicPartition(topic, p, p%3))
+			}
+		}
+		plain := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+		rec := func(p int32, i int, v string) *kgo.Record {
+			return &kgo.Record{Topic: topic, Partition: p, Value: []byte(v), Timestamp: base.Add(time.Duration(i) * time.Millisecond)}
+		}
+		for i := 0; i < 4; i++ {
+			for p := int32(0); p < 3; p++ {
+				require.NoError(t, plain.ProduceSync(ctxT(t), rec(p, i*3+int(p), fmt.Sprintf("c%d-%d", p, i))).FirstErr())
+			}
+		}
+		txn := kafkatest.Client(t, b, kgo.TransactionalID(topic+"-txn"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		require.NoError(t, txn.BeginTransaction())
+		require.NoError(t, txn.ProduceSync(ctxT(t), rec(0, 100, "open1"), rec(0, 101, "open2")).FirstErr())
+		// Committed records after the open transaction: read_committed
+		// does not see them until it ends.
+		require.NoError(t, plain.ProduceSync(ctxT(t), rec(0, 102, "after")).FirstErr())
+
+		for _, from := range []lang.StartKind{lang.FromOldest, lang.FromNewest} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			start := time.Now()
+			res, err := s.Execute(ctx, &lang.Consume{Topic: topic, From: &lang.Start{Kind: from}, Limit: i64(100)})
+			require.NoError(t, err)
+			var vals []string
+			for {
+				row, ok := res.Next()
+				if !ok {
+					break
+				}
+				vals = append(vals, string(row[4].([]byte)))
+			}
+			require.NoError(t, res.Err(), "FROM kind %d", from)
+			res.Close()
+			cancel()
+			require.Len(t, vals, 12, "FROM kind %d: %v", from, vals)
+			require.Less(t, time.Since(start), 5*time.Second, "FROM kind %d waited on the open transaction", from)
+		}
+		require.NoError(t, txn.EndTransaction(ctxT(t), kgo.TryCommit))
+		// Kafka writes the commit markers after EndTxn answers.
+		require.Eventually(t, func() bool {
+			rows, _ := mustRun(t, s, &lang.Consume{Topic: topic, Limit: i64(100)})
+			return len(rows) == 15
+		}, 10*time.Second, 100*time.Millisecond)
+	})
+}
+
+// A read cancelled (Ctrl-C, --timeout) while it waits for a partition's next
+// chunk: \next starts at the first record the user did not see. The merge
+// takes a chunk's last record, then waits for the chunk after it before
+// handing that record out; when the wait ends in the cancellation, the
+// record is neither shown nor left for the next page.
+func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
+	if os.Getenv("KQL_REVIEW_FAILING") == "" {
+		t.Skip("exec/consume.go bug (merger.next drops the record it took when the refill fails); KQL_REVIEW_FAILING=1 runs it")
+	}
+	f, freezers := newFreezableFake(t)
+	f.spread(t, "t", 1)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.DefaultProduceTopic("t"), kgo.ProducerLinger(0),
+		kgo.ProducerBatchCompression(kgo.NoCompression()))
+	require.NoError(t, err)
+	defer cl.Close()
+	value := []byte(strings.Repeat("v", 1000))
+	for b := 0; b < 3; b++ { // three batches of five records, ~5 KB each
+		var recs []*kgo.Record
+		for i := 0; i < 5; i++ {
+			recs = append(recs, &kgo.Record{Value: value})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	}
+	// A budget this small asks for 4 KiB a Fetch: one batch per answer.
+	f.sess.ReadBudget = 16 << 10
+	var fetches atomic.Int32
+	f.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if fetches.Add(1) == 2 { // the second batch's answer never comes
+			for _, fl := range freezers {
+				fl.frozen.Store(true)
+			}
+		}
+		return nil, nil, false
+	})
+	defer func() {
+		for _, fl := range freezers {
+			fl.frozen.Store(false)
+		}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	res, err := f.sess.Execute(ctx, &lang.Consume{Topic: "t", Limit: i64(100)})
+	require.NoError(t, err)
+	var shown []int64
+	go func() {
+		for fetches.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	for {
+		row, ok := res.Next()
+		if !ok {
+			break
+		}
+		shown = append(shown, row[1].(int64))
+	}
+	t.Logf("shown %v, fetches %d", shown, fetches.Load())
+	require.ErrorIs(t, res.Err(), context.Canceled)
+	res.Close()
+	for _, fl := range freezers {
+		fl.frozen.Store(false)
+	}
+	next, ok := res.(Pager).NextPage()
+	require.True(t, ok)
+	require.Equal(t, int64(len(shown)), next.From.Positions[0].Offset,
+		"the read showed offsets %v before it was cancelled; the next page starts at %d", shown, next.From.Positions[0].Offset)
+}
+
+// Rows read through Next (the row path: the query engine, anything that
+// keeps rows) stay as they were read. The key and value of a kept row stay
+// right, and so must its headers: NextRecord reuses one header slice from
+// record to record, and Next hands that slice out inside the row.
+func TestReview9_RowsKeptFromNextKeepTheirHeaders(t *testing.T) {
+	if os.Getenv("KQL_REVIEW_FAILING") == "" {
+		t.Skip("exec/consume.go bug (consumeResult.Next shares the reused header slice); KQL_REVIEW_FAILING=1 runs it")
+	}
+	f := newFake(t)
+	f.spread(t, "t", 1)
+	var recs []*kgo.Record
+	for i := 0; i < 3; i++ {
+		recs = append(recs, &kgo.Record{Topic: "t", Value: []byte(fmt.Sprint("v", i)),
+			Headers: []kgo.RecordHeader{{Key: fmt.Sprint("h", i), Value: []byte(fmt.Sprint(i))}}})
+	}
+	require.NoError(t, f.kcl.ProduceSync(ctxT(t), recs...).FirstErr())
+	rows := consumeAll(t, f.sess, &lang.Consume{Topic: "t"})
+	require.Len(t, rows, 3)
+	for i, row := range rows {
+		require.Equal(t, fmt.Sprint("v", i), string(row[4].([]byte)))
+		require.Equal(t, []result.Header{{Key: fmt.Sprint("h", i), Value: []byte(fmt.Sprint(i))}}, row[5], "row %d's headers", i)
 	}
 }
