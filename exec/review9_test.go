@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -347,4 +349,94 @@ func TestReview9_NewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
 	require.Equal(t, ids(all[n-DefaultLimit:]), ids(page))
 	t.Logf("FROM OLDEST, all %d records: %v; FROM NEWEST LIMIT %d: %v", n, oldest, DefaultLimit, newest)
 	require.Less(t, newest, 2*oldest+time.Second, "the newest %d records took longer than reading all %d", DefaultLimit, n)
+}
+
+// Real Kafka moves every partition's leader while CONSUME reads (the
+// reader is many Fetches long on a small budget): every record comes once,
+// in row order, and no partition is reported failed.
+func TestReview9_LeadersMoveMidReadOnKafka(t *testing.T) {
+	r := kafkatest.Shared(t)
+	s, _ := session(t, r)
+	topic := kafkatest.TopicName(t)
+	cl := kafkatest.Client(t, r, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ProducerBatchMaxBytes(8<<10))
+	adm := kadm.NewClient(cl)
+	_, err := adm.CreateTopic(ctxT(t), 3, 3, nil, topic)
+	require.NoError(t, err)
+	var leaders map[int32]int32
+	var replicas map[int32][]int32
+	require.Eventually(t, func() bool {
+		td, err := adm.ListTopics(ctxT(t), topic)
+		if err != nil || td[topic].Err != nil || len(td[topic].Partitions) != 3 {
+			return false
+		}
+		leaders, replicas = map[int32]int32{}, map[int32][]int32{}
+		for _, p := range td[topic].Partitions {
+			if p.Leader < 0 {
+				return false
+			}
+			leaders[p.Partition] = p.Leader
+			replicas[p.Partition] = p.Replicas
+		}
+		return true
+	}, 20*time.Second, 100*time.Millisecond)
+	const n = 6000
+	value := []byte(strings.Repeat("v", 300))
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	var recs []*kgo.Record
+	for i := 0; i < n; i++ {
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: value,
+			Timestamp: base.Add(time.Duration(i) * time.Millisecond)})
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	s.ReadBudget = 32 << 10
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	limit := int64(n)
+	res, err := s.Execute(ctx, &lang.Consume{Topic: topic, Limit: &limit})
+	require.NoError(t, err)
+	defer res.Close()
+	rs := res.(result.RecordStream)
+	got := 0
+	moved := false
+	for {
+		rec, ok := rs.NextRecord()
+		if !ok {
+			break
+		}
+		require.Equal(t, fmt.Sprint(got), string(rec.Key), "record %d", got)
+		got++
+		if got == n/4 && !moved {
+			moved = true
+			// The second replica becomes the preferred one, then the leader.
+			req := kadm.AlterPartitionAssignmentsReq{}
+			for p, rs := range replicas {
+				req.Assign(topic, p, append(rs[1:len(rs):len(rs)], rs[0]))
+			}
+			_, err := adm.AlterPartitionAssignments(ctx, req)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool {
+				res, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{topic: {0: {}, 1: {}, 2: {}}})
+				if err != nil {
+					return false
+				}
+				for _, ps := range res {
+					for _, p := range ps {
+						if p.Err != nil && !errors.Is(p.Err, kerr.ElectionNotNeeded) {
+							return false
+						}
+					}
+				}
+				return true
+			}, 30*time.Second, 200*time.Millisecond)
+			t.Logf("leaders were %v; moved after %d records", leaders, got)
+		}
+	}
+	require.NoError(t, res.Err())
+	require.Equal(t, n, got)
+	t.Cleanup(func() {
+		// Leave the shared cluster's leadership as the test bed expects.
+		_, _ = adm.DeleteTopic(context.Background(), topic)
+	})
 }
