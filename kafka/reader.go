@@ -418,7 +418,10 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		return
 	}
 	p.stalls = 0
-	p.pos = max(p.pos, a.Next)
+	// Never past the end: what lies beyond it (records written after the
+	// read pinned its end, cut above) is the next page's, which starts at
+	// NextUnread.
+	p.pos = min(max(p.pos, a.Next), p.end)
 }
 
 // followRetry is how long a follow read waits before asking again for a
