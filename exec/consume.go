@@ -353,37 +353,71 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			keys[tp] = append(ks, keys[tp]...)
 		}
 	}
-	// Merge the keys in row order, then cut the page from the end.
+	// Merge the keys in row order (a heap of partitions, ordered as the
+	// merger orders records), then cut the page from the end.
 	type ref struct {
 		tp kafka.TopicPartition
 		k  key
 	}
-	var order []ref
-	idx := make(map[kafka.TopicPartition]int, len(keys))
 	tps := make([]kafka.TopicPartition, 0, len(keys))
 	for tp := range keys {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
-	for {
-		best := -1
-		for i, tp := range tps {
-			if idx[tp] >= len(keys[tp]) {
-				continue
-			}
-			if best < 0 || keys[tp][idx[tp]].ts < keys[tps[best]][idx[tps[best]]].ts {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		tp := tps[best]
-		order = append(order, ref{tp, keys[tp][idx[tp]]})
-		idx[tp]++
+	lists := make([][]key, len(tps))
+	total := 0
+	for i, tp := range tps {
+		lists[i] = keys[tp]
+		total += len(lists[i])
 	}
-	total := int64(len(order))
-	hi := max(total-r.skip, 0)
+	idx := make([]int, len(tps))
+	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
+	headLess := func(a, b int) bool {
+		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
+		if ka.ts != kb.ts {
+			return ka.ts < kb.ts
+		}
+		return tps[a].Partition < tps[b].Partition
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
+				m = r
+			}
+			if !headLess(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := range tps {
+		if len(lists[i]) > 0 {
+			h = append(h, i)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	order := make([]ref, 0, total)
+	for len(h) > 0 {
+		i := h[0]
+		order = append(order, ref{tps[i], lists[i][idx[i]]})
+		idx[i]++
+		if idx[i] == len(lists[i]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		if len(h) > 0 {
+			down(0)
+		}
+	}
+	hi := max(int64(len(order))-r.skip, 0)
 	lo := max(hi-r.limit, 0)
 	// The next, older page ends, in each partition, where this page (and
 	// what SKIP left out after it) begins: pages are cut by position, so
@@ -445,7 +479,13 @@ func (r *consumeResult) Next() (result.Row, bool) {
 	if !ok {
 		return nil, false
 	}
-	return rec.Row(), true
+	// A row outlives the next call (callers keep rows); the record's
+	// header slice is reused by the next record, so the row gets its own.
+	row := rec.Row()
+	if len(rec.Headers) > 0 {
+		row[5] = slices.Clone(rec.Headers)
+	}
+	return row, true
 }
 
 // NextRecord is the record path: the next record in a Record reused from
@@ -683,6 +723,7 @@ func (mg *merger) next() (*kgo.Record, int64, error) {
 	}
 	ok, err := mg.refill(s)
 	if err != nil {
+		s.i-- // rec was not handed out: the next page starts at it
 		return nil, 0, err
 	}
 	if ok {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -139,9 +138,6 @@ func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
 // handing that record out; when the wait ends in the cancellation, the
 // record is neither shown nor left for the next page.
 func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
-	if os.Getenv("KQL_REVIEW_FAILING") == "" {
-		t.Skip("exec/consume.go bug (merger.next drops the record it took when the refill fails); KQL_REVIEW_FAILING=1 runs it")
-	}
 	f, freezers := newFreezableFake(t)
 	f.spread(t, "t", 1)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.DefaultProduceTopic("t"), kgo.ProducerLinger(0),
@@ -208,9 +204,6 @@ func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
 // right, and so must its headers: NextRecord reuses one header slice from
 // record to record, and Next hands that slice out inside the row.
 func TestReview9_RowsKeptFromNextKeepTheirHeaders(t *testing.T) {
-	if os.Getenv("KQL_REVIEW_FAILING") == "" {
-		t.Skip("exec/consume.go bug (consumeResult.Next shares the reused header slice); KQL_REVIEW_FAILING=1 runs it")
-	}
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	var recs []*kgo.Record
@@ -327,9 +320,6 @@ func TestReview9_ThousandPartitionsSmallBudget(t *testing.T) {
 // map lookups per key), 15 s of CPU for 100 keys per partition, where the
 // forward read of the same records takes a fraction of a second.
 func TestReview9_NewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
-	if os.Getenv("KQL_REVIEW_FAILING") == "" {
-		t.Skip("exec/consume.go bug (planTail merges keys in O(keys x partitions)); KQL_REVIEW_FAILING=1 runs it")
-	}
 	f := newFake(t)
 	const parts = 1000
 	_, err := f.adm.CreateTopic(ctxT(t), parts, 3, nil, "t")
