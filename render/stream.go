@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/binary"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -158,6 +159,14 @@ func appendJSONString(buf, s []byte) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look (SWAR): most of a
+		// record is plain ASCII.
+		for i+8 <= len(s) && !needsLook(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if jsonPlain[c] {
 			i++
@@ -193,6 +202,18 @@ func appendJSONString(buf, s []byte) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// needsLook reports whether any of the eight bytes in w is a control
+// character, a quote, a backslash or not ASCII: the bytes a JSON string
+// cannot take as they are, or must check as UTF-8. (The classic
+// has-less-than and has-byte tests of "Bit Twiddling Hacks".)
+func needsLook(w uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	less20 := (w - lo*0x20) &^ w
+	quote := w ^ (lo * '"')
+	backslash := w ^ (lo * '\\')
+	return (less20|(quote-lo)&^quote|(backslash-lo)&^backslash|w)&hi != 0
 }
 
 // jsonPlain marks the ASCII bytes a JSON string holds as they are.
