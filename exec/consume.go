@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -469,6 +470,7 @@ type consumeResult struct {
 	rec         result.Record                  // handed out by NextRecord, reused
 	q           *recordQuery                   // WHERE, and the compiler the operators above share
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
+	scanned     atomic.Int64                   // records read, matching or not (the progress line)
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 }
 
@@ -496,6 +498,9 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	}
 	for r.emitted < r.limit {
 		rec, ts, err := r.mg.next()
+		if rec != nil {
+			r.scanned.Add(1)
+		}
 		if err != nil {
 			r.finish()
 			r.err = err
@@ -532,6 +537,9 @@ func (r *consumeResult) finish() {
 }
 
 func (r *consumeResult) Err() error { return r.err }
+
+// Scanned is how many records the scan has read, matching or not.
+func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }
 
 // Warnings is the one warning of values WHERE or the SELECT list could not
 // compare or combine, naming the first record where it happened.

@@ -382,6 +382,7 @@ func (a *aggResult) Err() error {
 	return a.scan.Err()
 }
 func (a *aggResult) Close()             { a.scan.Close() }
+func (a *aggResult) Scanned() int64     { return a.scan.Scanned() }
 func (a *aggResult) Warnings() []string { return a.scan.Warnings() }
 
 // orderResult reads the whole range and keeps the first LIMIT rows by
@@ -471,6 +472,7 @@ func (o *orderResult) Next() (result.Row, bool) {
 }
 func (o *orderResult) Err() error         { return o.scan.Err() }
 func (o *orderResult) Close()             { o.scan.Close() }
+func (o *orderResult) Scanned() int64     { return o.scan.Scanned() }
 func (o *orderResult) Warnings() []string { return o.scan.Warnings() }
 
 // explainQuery adds the filter and what was pushed down to an EXPLAIN.

@@ -66,6 +66,13 @@ type Warner interface {
 	Warnings() []string
 }
 
+// Scanner is implemented by results that read records (CONSUME, SELECT):
+// how many records the statement has read so far, matching or not. It is
+// safe to call from another goroutine (the shell's progress line).
+type Scanner interface {
+	Scanned() int64
+}
+
 // Slice is a Result over rows already in memory, for small answers
 // (metadata, groups, a produced record).
 type Slice struct {
