@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kql-dev/kql/kafka"
@@ -40,16 +39,7 @@ func (r orderRec) less(o orderRec) int {
 func queryTopic(t *testing.T, b kafkatest.Backend) (string, []orderRec, time.Time) {
 	t.Helper()
 	ctx := ctxT(t)
-	topic := kafkatest.TopicName(t)
-	cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	adm := kadm.NewClient(cl)
-	_, err := adm.CreateTopic(ctx, 6, 3, nil, topic)
-	require.NoError(t, err)
-	if f, ok := b.(*kafkatest.Fake); ok {
-		for p := int32(0); p < 6; p++ {
-			require.NoError(t, f.MoveTopicPartition(topic, p, p%3))
-		}
-	}
+	topic, cl, adm := createSpreadTopic(t, b)
 	require.Eventually(t, func() bool {
 		td, err := adm.ListTopics(ctx, topic)
 		if err != nil || td[topic].Err != nil || len(td[topic].Partitions) != 6 {

@@ -55,13 +55,24 @@ func writeJSONL(o *output, res result.Result, opt Options) (int64, error) {
 func writeJSON(o *output, res result.Result, opt Options) (int64, error) {
 	enc := newJSONEncoder(res.Columns())
 	n, err := eachRow(o, res, opt, enc.cols, func(buf []byte, n int64, row result.Row) []byte {
-		if n == 0 {
-			buf = append(buf, "[\n"...)
-		} else {
-			buf = append(buf, ",\n"...)
-		}
-		return enc.appendObject(buf, row)
+		return enc.appendObject(appendArraySeparator(buf, n), row)
 	})
+	return n, endArray(o, n, err)
+}
+
+// appendArraySeparator opens the JSON array before its first element and
+// separates the others, one element per line.
+func appendArraySeparator(buf []byte, n int64) []byte {
+	if n == 0 {
+		return append(buf, "[\n"...)
+	}
+	return append(buf, ",\n"...)
+}
+
+// endArray closes a JSON array of n elements, also after err, so the
+// elements that came are a valid document; it returns err, else the
+// write's error.
+func endArray(o *output, n int64, err error) error {
 	end := "\n]\n"
 	if n == 0 {
 		end = "[]\n"
@@ -69,7 +80,7 @@ func writeJSON(o *output, res result.Result, opt Options) (int64, error) {
 	if werr := o.write([]byte(end)); err == nil {
 		err = werr
 	}
-	return n, err
+	return err
 }
 
 type jsonEncoder struct {
