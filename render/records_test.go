@@ -191,3 +191,14 @@ func TestNeedsLookAgreesWithTheTable(t *testing.T) {
 		}
 	}
 }
+
+// A computed number is a JSON number, and a NaN or infinity stays a
+// string: JSON has no such number.
+func TestNumberColumnsAreJSONNumbers(t *testing.T) {
+	cols := []result.Column{{Name: "n", Type: result.Number}}
+	rows := []result.Row{{"9.5"}, {"-12"}, {"1e+21"}, {"NaN"}, {"+Inf"}, {nil}}
+	var out bytes.Buffer
+	_, err := Render(&out, result.NewSlice(cols, rows), Options{Format: JSONL})
+	require.NoError(t, err)
+	require.Equal(t, "{\"n\":9.5}\n{\"n\":-12}\n{\"n\":1e+21}\n{\"n\":\"NaN\"}\n{\"n\":\"+Inf\"}\n{\"n\":null}\n", out.String())
+}

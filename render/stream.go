@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -121,6 +122,12 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 	case int64, int, int32, int16, int8, uint64, uint32, bool:
 		// JSON numbers and booleans read as their text form.
 		return appendText(buf, v, t)
+	case string:
+		if t == result.Number && isJSONNumber(x) {
+			return append(buf, x...)
+		}
+		e.scratch = appendStringText(e.scratch[:0], x)
+		return appendJSONString(buf, e.scratch)
 	case time.Time:
 		buf = append(buf, '"')
 		buf = x.UTC().AppendFormat(buf, TimeLayout)
@@ -160,6 +167,15 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// isJSONNumber reports whether s is a number as JSON writes one (a NaN or
+// an infinity is not, and stays a string).
+func isJSONNumber(s string) bool {
+	if s == "" || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	return json.Valid([]byte(s))
+}
 
 // appendJSONString appends s, which is valid UTF-8 (the bytes rule sees to
 // that), as a JSON string. Control characters are escaped, and so are U+2028

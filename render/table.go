@@ -273,7 +273,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 		heads[i] = maker.name(c.Name)
 		natural[i] = heads[i].width
 		align[i] = 'l'
-		if c.Type == result.Int {
+		if c.Type == result.Int || c.Type == result.Number {
 			align[i] = 'r'
 		}
 	}

@@ -21,6 +21,7 @@ const (
 	Time                    // time.Time; a record timestamp
 	Ints                    // []int32: replica lists
 	Headers                 // []Header: record headers, in order, duplicates kept
+	Number                  // string: a computed number's exact text (12, 9.5, 1e+21): JSON writes it as a number
 )
 
 // Column is one named output column. Names are a documented contract: JSON
