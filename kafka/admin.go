@@ -224,46 +224,9 @@ func (c *Cluster) CreatePartitions(ctx context.Context, topic string, count int3
 // shows topic with count partitions, each with a leader. It reports whether
 // they agreed in time.
 func (c *Cluster) WaitPartitions(ctx context.Context, topic string, count int, bound time.Duration) bool {
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	for {
-		if c.partitionsAgreed(ctx, topic, count) {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func (c *Cluster) partitionsAgreed(ctx context.Context, topic string, count int) bool {
-	m := c.Latest()
-	if m == nil {
-		return false
-	}
-	for _, b := range m.Brokers {
-		req := kmsg.NewPtrMetadataRequest()
-		rt := kmsg.NewMetadataRequestTopic()
-		rt.Topic = kmsg.StringPtr(topic)
-		req.Topics = append(req.Topics, rt)
-		raw, err := c.send(ctx, "Metadata", b.ID, []string{topic}, req)
-		if err != nil {
-			continue // a broker that cannot be reached has no say
-		}
-		for _, t := range raw.(*kmsg.MetadataResponse).Topics {
-			if t.ErrorCode != 0 || len(t.Partitions) != count {
-				return false
-			}
-			for _, p := range t.Partitions {
-				if p.Leader < 0 {
-					return false
-				}
-			}
-		}
-	}
-	return true
+	return c.waitEveryBroker(ctx, topic, bound, func(t *kmsg.MetadataResponseTopic) bool {
+		return t.ErrorCode == 0 && len(t.Partitions) == count && allLed(t)
+	})
 }
 
 // DeleteRecords moves each partition's log start offset up to the given

@@ -209,10 +209,22 @@ func (c *Cluster) seedFor(id int32) *kgo.Broker {
 // CREATE TOPIC could read metadata from a broker that says "no such topic".
 // It reports whether they agreed in time.
 func (c *Cluster) WaitTopic(ctx context.Context, topic string, exists bool, bound time.Duration) bool {
+	return c.waitEveryBroker(ctx, topic, bound, func(t *kmsg.MetadataResponseTopic) bool {
+		if known := t.ErrorCode == 0; known != exists {
+			return false
+		}
+		return !exists || len(t.Partitions) > 0 && allLed(t)
+	})
+}
+
+// waitEveryBroker asks every broker for topic's metadata every 100 ms
+// until each answer satisfies agrees (a broker that cannot be reached has
+// no say), up to bound or ctx. It reports whether they agreed in time.
+func (c *Cluster) waitEveryBroker(ctx context.Context, topic string, bound time.Duration, agrees func(*kmsg.MetadataResponseTopic) bool) bool {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	for {
-		if c.topicAgreed(ctx, topic, exists) {
+		if c.everyBrokerAgrees(ctx, topic, agrees) {
 			return true
 		}
 		select {
@@ -223,7 +235,7 @@ func (c *Cluster) WaitTopic(ctx context.Context, topic string, exists bool, boun
 	}
 }
 
-func (c *Cluster) topicAgreed(ctx context.Context, topic string, exists bool) bool {
+func (c *Cluster) everyBrokerAgrees(ctx context.Context, topic string, agrees func(*kmsg.MetadataResponseTopic) bool) bool {
 	m := c.Latest()
 	if m == nil {
 		return false
@@ -237,22 +249,20 @@ func (c *Cluster) topicAgreed(ctx context.Context, topic string, exists bool) bo
 		if err != nil {
 			continue // a broker that cannot be reached has no say
 		}
-		resp := raw.(*kmsg.MetadataResponse)
-		for _, t := range resp.Topics {
-			known := t.ErrorCode == 0
-			if known != exists {
+		for i := range raw.(*kmsg.MetadataResponse).Topics {
+			if !agrees(&raw.(*kmsg.MetadataResponse).Topics[i]) {
 				return false
 			}
-			if exists {
-				if len(t.Partitions) == 0 {
-					return false
-				}
-				for _, p := range t.Partitions {
-					if p.Leader < 0 {
-						return false
-					}
-				}
-			}
+		}
+	}
+	return true
+}
+
+// allLed reports whether every partition of t has a leader.
+func allLed(t *kmsg.MetadataResponseTopic) bool {
+	for _, p := range t.Partitions {
+		if p.Leader < 0 {
+			return false
 		}
 	}
 	return true
