@@ -250,7 +250,13 @@ func TestConsumeMemoryIsFlat(t *testing.T) {
 	largeLive, largeObjects := read("large", int64(10*n), 1)
 	t.Logf("peak live heap: %d KiB reading %d records ten times, %d KiB reading %d once; peak heap objects: %d KiB, %d KiB",
 		smallLive>>10, n, largeLive>>10, 10*n, smallObjects>>10, largeObjects>>10)
-	require.LessOrEqual(t, float64(largeLive), 1.10*float64(smallLive), "the live heap grows with the records read")
+	allowed := 1.10 * float64(smallLive)
+	if raceBuild {
+		// The race detector's heap here is about 1.4 MiB, of which one
+		// fetch answer in flight is a tenth: allow one more.
+		allowed += 256 << 10
+	}
+	require.LessOrEqual(t, float64(largeLive), allowed, "the live heap grows with the records read")
 }
 
 // A Fetch answer that reaches its MaxBytes leaves out the partitions that
