@@ -163,19 +163,29 @@ func (pd *pushdown) restrict(ps []int32, text string) {
 	pd.notes = append(pd.notes, text+": reads only the partitions it names")
 }
 
+// plusOne is n+1 without overflow: a bound at the int64 limit stays there
+// (no offset or timestamp is past it), where n+1 would wrap to the least
+// int64 and read nothing.
+func plusOne(n int64) int64 {
+	if n == math.MaxInt64 {
+		return n
+	}
+	return n + 1
+}
+
 func (pd *pushdown) offsetBound(op lang.Op, n int64, text string) {
 	switch op {
 	case lang.OpGe:
 		pd.minOffset = max(pd.minOffset, n)
 	case lang.OpGt:
-		pd.minOffset = max(pd.minOffset, n+1)
+		pd.minOffset = max(pd.minOffset, plusOne(n))
 	case lang.OpEq:
 		pd.minOffset = max(pd.minOffset, n)
-		pd.maxOffset = min(pd.maxOffset, n+1)
+		pd.maxOffset = min(pd.maxOffset, plusOne(n))
 	case lang.OpLt:
 		pd.maxOffset = min(pd.maxOffset, n)
 	case lang.OpLe:
-		pd.maxOffset = min(pd.maxOffset, n+1)
+		pd.maxOffset = min(pd.maxOffset, plusOne(n))
 	default:
 		return
 	}
@@ -200,14 +210,14 @@ func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
 	case lang.OpGe:
 		setFrom(ms)
 	case lang.OpGt:
-		setFrom(ms + 1)
+		setFrom(plusOne(ms))
 	case lang.OpEq:
 		setFrom(ms)
-		setTo(ms + 1)
+		setTo(plusOne(ms))
 	case lang.OpLt:
 		setTo(ms)
 	case lang.OpLe:
-		setTo(ms + 1)
+		setTo(plusOne(ms))
 	default:
 		return
 	}

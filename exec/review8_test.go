@@ -55,3 +55,16 @@ func TestReview8NewestWhereNextEnds(t *testing.T) {
 		require.Equal(t, [][]string{{"c-0006", "c-0012"}, {"c-0000"}}, got)
 	})
 }
+
+// An offset bound at the int64 limit is no bound: offset <= max int64
+// keeps every record (n+1 overflowed and read nothing).
+func TestReview8OffsetBoundAtLimit(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, all, _ := queryTopic(t, b)
+		for _, where := range []string{"offset <= 9223372036854775807", "offset BETWEEN 0 AND 9223372036854775807", "timestamp <= 9223372036854775807"} {
+			rows, _, _ := query(t, s, fmt.Sprintf("CONSUME %s WHERE %s LIMIT ALL", lang.QuoteName(topic), where))
+			require.Len(t, rows, len(all), where)
+		}
+	})
+}
