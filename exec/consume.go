@@ -95,7 +95,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q}
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions}
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -483,6 +483,7 @@ type consumeResult struct {
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
 	scanned     atomic.Int64                   // records read, matching or not (the progress line)
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
+	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }

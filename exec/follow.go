@@ -210,7 +210,8 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 }
 
 // lookForPartitions adds partitions created since the read began (the
-// statement's PARTITION list, if any, still decides which are read).
+// statement's PARTITION list and the partitions WHERE names, if any, still
+// decide which are read).
 func (f *followResult) lookForPartitions() {
 	f.lookedAt = time.Now()
 	m, err := f.s.cl.Metadata(f.ctx, []string{f.st.Topic})
@@ -229,6 +230,9 @@ func (f *followResult) lookForPartitions() {
 		}
 		if f.st.Partitions != nil && !slices.Contains(f.st.Partitions, p.ID) {
 			continue
+		}
+		if f.scan.pushed != nil && !slices.Contains(f.scan.pushed, p.ID) {
+			continue // WHERE partition = ... leaves it out
 		}
 		fresh = append(fresh, tp)
 	}

@@ -2,7 +2,11 @@ package exec
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,6 +69,27 @@ func TestReview8OffsetBoundAtLimit(t *testing.T) {
 		for _, where := range []string{"offset <= 9223372036854775807", "offset BETWEEN 0 AND 9223372036854775807", "timestamp <= 9223372036854775807"} {
 			rows, _, _ := query(t, s, fmt.Sprintf("CONSUME %s WHERE %s LIMIT ALL", lang.QuoteName(topic), where))
 			require.Len(t, rows, len(all), where)
+		}
+	})
+}
+
+// FOLLOW with WHERE partition = n reads partition n only, also after it
+// looks for new partitions: the partitions the pushdown left out are not
+// new, and reading each from its start (then dropping every record by
+// WHERE) read the whole topic again.
+func TestReview8FollowKeepsPushedPartitions(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, tr := session(t, b)
+		topic, _, _ := queryTopic(t, b)
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		tr.reset()
+		f := follow(t, s, fmt.Sprintf("CONSUME %s WHERE partition = 1 LIMIT 2 FOLLOW", lang.QuoteName(topic)))
+		f.take(t, 2, 10*time.Second)
+		time.Sleep(followNewPartitions + time.Second)
+		want := produceKeys(t, cl, topic, []int32{0, 1, 2}, "new")
+		require.Equal(t, want[1:2], f.take(t, 1, 5*time.Second))
+		for _, it := range tr.items("Fetch") {
+			require.True(t, strings.HasPrefix(it, topic+"/1@"), "FOLLOW WHERE partition = 1 fetched %s", it)
 		}
 	})
 }
