@@ -55,13 +55,23 @@ type followResult struct {
 	notes      []string
 }
 
-func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) *followResult {
+// newFollowResult offers the record path (NextRecord) only when the
+// backlog has it: a SELECT list that names the six record columns has the
+// record columns too, but its backlog hands out rows, not records.
+func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) result.Result {
 	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m}
 	if p, ok := backlog.(*projectResult); ok {
 		f.proj = p.proj
 	}
+	if _, ok := backlog.(result.RecordStream); ok {
+		return followRecords{f}
+	}
 	return f
 }
+
+// followRecords is FOLLOW over the scan itself: the six record columns,
+// with the record path.
+type followRecords struct{ *followResult }
 
 func (f *followResult) Columns() []result.Column { return f.backlog.Columns() }
 
@@ -110,7 +120,8 @@ func (f *followResult) advanceRow() {
 }
 
 // NextRecord is the record path, for FOLLOW without a SELECT list.
-func (f *followResult) NextRecord() (*result.Record, bool) {
+func (fr followRecords) NextRecord() (*result.Record, bool) {
+	f := fr.followResult
 	if !f.primed {
 		f.primed = true
 		f.advanceRecord()

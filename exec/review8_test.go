@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
 )
 
 // pages runs st and every \next after it, returning each page's keys, and
@@ -111,8 +114,8 @@ func TestReview8TimeBoundsNonMonotonic(t *testing.T) {
 		}
 		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
 		for _, c := range []struct {
-			op string
-			at int
+			op   string
+			at   int
 			keep func(int) bool
 		}{
 			{">=", 150, func(d int) bool { return d >= 150 }},
@@ -132,5 +135,41 @@ func TestReview8TimeBoundsNonMonotonic(t *testing.T) {
 			}
 			require.ElementsMatch(t, want, got, where)
 		}
+	})
+}
+
+// A SELECT list that names the six record columns in their order has the
+// record columns, so the jsonl, csv and tsv writers read it through
+// NextRecord: with FOLLOW that path skipped the backlog (the projection
+// above the scan hands out no records) and showed only new records.
+func TestReview8FollowSixColumnsKeepsBacklog(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, all, _ := queryTopic(t, b)
+		ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
+		defer cancel()
+		res, err := s.Execute(ctx, parse(t, fmt.Sprintf("SELECT partition, offset, timestamp, key, value, headers FROM %s FROM NEWEST LIMIT 3 FOLLOW", lang.QuoteName(topic))))
+		require.NoError(t, err)
+		defer res.Close()
+		var got []string
+		if rs, ok := res.(result.RecordStream); ok && slices.Equal(rs.Columns(), result.RecordColumns) {
+			for len(got) < 3 {
+				rec, ok := rs.NextRecord()
+				if !ok {
+					break
+				}
+				got = append(got, string(rec.Key))
+			}
+		} else {
+			for len(got) < 3 {
+				row, ok := res.Next()
+				if !ok {
+					break
+				}
+				got = append(got, text(row[3]))
+			}
+		}
+		require.NoError(t, res.Err())
+		require.Equal(t, []string{all[len(all)-3].key, all[len(all)-2].key, all[len(all)-1].key}, got)
 	})
 }
