@@ -498,6 +498,9 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 			"WHERE key = ... reads every partition: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
 			lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
 	}
+	if tailScans(st) {
+		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})
+	}
 	if st.Follow {
 		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
 	}
@@ -507,6 +510,19 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 	case st.OrderBy != nil:
 		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, keeps the first LIMIT rows by ORDER BY"})
 	}
+}
+
+// tailScans reports whether st reads the last matches (FROM NEWEST or
+// TAIL, or FOLLOW without FROM) with WHERE, which planTail finds with a
+// backward scan of (timestamp, offset) keys before it reads the page.
+func tailScans(st *lang.Consume) bool {
+	if st.Where == nil || st.HasAggregates() || st.OrderBy != nil {
+		return false
+	}
+	if st.From == nil {
+		return st.Follow
+	}
+	return st.From.Kind == lang.FromNewest || st.From.Kind == lang.FromTail
 }
 
 // keyEquality finds `key = 'text'` (or x'..') among WHERE's conjuncts.

@@ -173,3 +173,38 @@ func TestReview8FollowSixColumnsKeepsBacklog(t *testing.T) {
 		require.Equal(t, []string{all[len(all)-3].key, all[len(all)-2].key, all[len(all)-1].key}, got)
 	})
 }
+
+// EXPLAIN of FROM NEWEST with WHERE says what runs: a backward scan of
+// keys (a Fetch of its own, which may read the whole range when nothing
+// matches) before the page's Fetch; it showed one Fetch and no scan.
+func TestReview8ExplainNewestWhereScan(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _, _ := queryTopic(t, b)
+		for src, scan := range map[string]bool{
+			"EXPLAIN CONSUME %s FROM NEWEST WHERE value.amount > 1000 LIMIT 3": true,
+			"EXPLAIN CONSUME %s WHERE value.amount > 1000 LIMIT 3 FOLLOW":      true,
+			"EXPLAIN CONSUME %s FROM NEWEST LIMIT 3":                           false,
+			"EXPLAIN CONSUME %s WHERE value.amount > 1000 LIMIT 3":             false,
+		} {
+			rows, _, _ := query(t, s, fmt.Sprintf(src, lang.QuoteName(topic)))
+			fetchSteps := map[any]bool{}
+			hasScan := false
+			for _, r := range rows {
+				if r[1] == "Fetch" {
+					fetchSteps[r[0]] = true
+				}
+				if r[1] == "Scan" {
+					hasScan = true
+					require.Contains(t, text(r[4]), "backwards")
+				}
+			}
+			require.Equal(t, scan, hasScan, src)
+			if scan {
+				require.Len(t, fetchSteps, 2, src)
+			} else {
+				require.Len(t, fetchSteps, 1, src)
+			}
+		}
+	})
+}
