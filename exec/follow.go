@@ -202,7 +202,9 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 			return nil, false
 		}
 		if time.Since(f.lookedAt) >= followNewPartitions {
-			f.lookForPartitions()
+			if f.lookForPartitions(); f.done {
+				return nil, false
+			}
 		}
 		_, recs, err := f.rd.TakeAny(followWait)
 		if err != nil {
@@ -226,6 +228,14 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 func (f *followResult) lookForPartitions() {
 	f.lookedAt = time.Now()
 	m, err := f.s.cl.Metadata(f.ctx, []string{f.st.Topic})
+	var unknown *kafka.UnknownTopicError
+	if errors.As(err, &unknown) {
+		// The backlog read it, so it existed: it was deleted. Every
+		// Fetch would fail from now on; say so and end.
+		f.err = fmt.Errorf("FOLLOW %s: topic %q was deleted while it was followed", lang.QuoteName(f.st.Topic), f.st.Topic)
+		f.finish()
+		return
+	}
 	if err != nil {
 		return // asked again at the next look
 	}

@@ -208,3 +208,26 @@ func TestReview8ExplainNewestWhereScan(t *testing.T) {
 		}
 	})
 }
+
+// A topic deleted while FOLLOW reads it ends FOLLOW with an error that
+// says so, at the next look for partitions; it was retried without end
+// and named only at Ctrl-C, as a warning about a Fetch error.
+func TestReview8FollowTopicDeleted(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, cl, adm := createSpreadTopic(t, b)
+		produceKeys(t, cl, topic, []int32{0, 1}, "old")
+		f := follow(t, s, fmt.Sprintf("CONSUME %s FOLLOW", lang.QuoteName(topic)))
+		f.take(t, 2, 10*time.Second)
+		_, err := adm.DeleteTopics(ctxT(t), topic)
+		require.NoError(t, err)
+		select {
+		case _, ok := <-f.rows:
+			require.False(t, ok, "no rows after the topic is deleted")
+		case <-time.After(followNewPartitions + 10*time.Second):
+			t.Fatal("FOLLOW goes on after its topic was deleted")
+		}
+		<-f.done
+		require.ErrorContains(t, f.res.Err(), "was deleted")
+	})
+}
