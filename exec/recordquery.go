@@ -353,6 +353,7 @@ func (p *projectResult) Next() (result.Row, bool) {
 	}
 	return p.proj.Row(), true
 }
+func (p *projectResult) Scanned() int64                  { return p.scan.Scanned() }
 func (p *projectResult) Err() error                      { return p.scan.Err() }
 func (p *projectResult) Close()                          { p.scan.Close() }
 func (p *projectResult) Warnings() []string              { return p.scan.Warnings() }
