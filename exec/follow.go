@@ -261,16 +261,36 @@ func (f *followResult) lookForPartitions() {
 		return
 	}
 	// A new partition is read from its start: everything written to it
-	// since it appeared is new.
-	lows, _, err := f.s.cl.ListOffsets(f.ctx, m, fresh, kafka.Earliest, true)
-	if err != nil {
-		return
+	// since it appeared is new. A partition the statement selected but
+	// could not bound when it began (its leader did not answer) is no
+	// new partition: after a tail read (FROM NEWEST, TAIL) its old records
+	// were never asked for, so it is read from its end, as the others.
+	tail := f.scan.from.Kind == lang.FromNewest || f.scan.from.Kind == lang.FromTail
+	var added, known []kafka.TopicPartition
+	for _, tp := range fresh {
+		if tail && slices.Contains(f.scan.selected, tp) {
+			known = append(known, tp)
+		} else {
+			added = append(added, tp)
+		}
 	}
 	var add []kafka.Range
-	for _, tp := range fresh {
-		if a, ok := lows[tp]; ok {
-			add = append(add, kafka.Range{TP: tp, Start: a.Offset})
-			f.scan.followFrom[tp] = a.Offset
+	for _, g := range []struct {
+		tps []kafka.TopicPartition
+		at  int64
+	}{{added, kafka.Earliest}, {known, kafka.Latest}} {
+		if len(g.tps) == 0 {
+			continue
+		}
+		offs, _, err := f.s.cl.ListOffsets(f.ctx, m, g.tps, g.at, true)
+		if err != nil {
+			continue // asked again at the next look
+		}
+		for _, tp := range g.tps {
+			if a, ok := offs[tp]; ok {
+				add = append(add, kafka.Range{TP: tp, Start: a.Offset})
+				f.scan.followFrom[tp] = a.Offset
+			}
 		}
 	}
 	f.rd.Add(add)
