@@ -495,9 +495,13 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 		p.rows = append(p.rows, result.Row{nil, "Pushdown", nil, "kql", n})
 	}
 	if key, ok := keyEquality(st.Where); ok && st.PartitionForKey == nil {
+		reads := "reads every partition"
+		if st.Partitions != nil || pd.partitions != nil {
+			reads = "reads the partitions chosen, not the key's"
+		}
 		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
-			"WHERE key = ... reads every partition: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
-			lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
+			"WHERE key = ... %s: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
+			reads, lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
 	}
 	if tailScans(st) {
 		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})

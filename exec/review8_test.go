@@ -246,3 +246,27 @@ func TestReview8ProjectionReportsScanned(t *testing.T) {
 		require.EqualValues(t, len(all), sc.Scanned())
 	})
 }
+
+// EXPLAIN's note on WHERE key = ... says it reads every partition only
+// when it does: with PARTITION or WHERE partition = n it read fewer.
+func TestReview8ExplainKeyNoteHonest(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _, _ := queryTopic(t, b)
+		for src, every := range map[string]bool{
+			"EXPLAIN CONSUME %s WHERE key = 'a'":                   true,
+			"EXPLAIN CONSUME %s PARTITION 0 WHERE key = 'a'":       false,
+			"EXPLAIN CONSUME %s WHERE key = 'a' AND partition = 2": false,
+		} {
+			rows, _, _ := query(t, s, fmt.Sprintf(src, lang.QuoteName(topic)))
+			var note string
+			for _, r := range rows {
+				if r[1] == "Note" {
+					note = text(r[4])
+				}
+			}
+			require.Contains(t, note, "PARTITION FOR KEY 'a' would read only partition", src)
+			require.Equal(t, every, strings.Contains(note, "reads every partition"), "%s: %s", src, note)
+		}
+	})
+}
