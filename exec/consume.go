@@ -95,7 +95,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q}
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions}
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -423,17 +423,28 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	// The next, older page ends, in each partition, where this page (and
 	// what SKIP left out after it) begins: pages are cut by position, so
 	// they neither overlap nor skip whatever the timestamps do.
-	r.cuts = make(map[kafka.TopicPartition]int64, len(tps))
-	for _, tp := range tps {
-		r.cuts[tp] = ends[tp]
+	// A partition with no key on this page (or in what SKIP left out)
+	// ends its next page after its newest older match, and one with no
+	// match at all where the scan stopped: the window scanned holds no
+	// match, so reading it again would only offer empty pages.
+	r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
+	for tp := range bounds {
+		r.cuts[tp] = lows[tp]
 	}
+	for _, tp := range tps {
+		if ks := keys[tp]; len(ks) > 0 {
+			r.cuts[tp] = ks[len(ks)-1].offset + 1
+		}
+	}
+	onPage := map[kafka.TopicPartition]bool{}
 	for _, rf := range order[lo:] {
+		if !onPage[rf.tp] {
+			onPage[rf.tp] = true
+			r.cuts[rf.tp] = rf.k.offset
+		}
 		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.offset)
 	}
 	for tp, b := range bounds {
-		if _, ok := r.cuts[tp]; !ok {
-			r.cuts[tp] = ends[tp]
-		}
 		if r.cuts[tp] > b.start {
 			r.olderExist = true
 		}
@@ -472,6 +483,7 @@ type consumeResult struct {
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
 	scanned     atomic.Int64                   // records read, matching or not (the progress line)
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
+	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }

@@ -168,6 +168,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if pd.toMs != nil {
 			p.leaders("ListOffsets", m, parts)
 		}
+		if tailScans(x) {
+			p.leaders("Fetch", m, parts) // the key scan, backwards from the end
+		}
 		p.leaders("Fetch", m, parts)
 		explainQuery(p, x, t, pd)
 	case *lang.Produce:

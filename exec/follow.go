@@ -55,13 +55,23 @@ type followResult struct {
 	notes      []string
 }
 
-func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) *followResult {
+// newFollowResult offers the record path (NextRecord) only when the
+// backlog has it: a SELECT list that names the six record columns has the
+// record columns too, but its backlog hands out rows, not records.
+func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) result.Result {
 	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m}
 	if p, ok := backlog.(*projectResult); ok {
 		f.proj = p.proj
 	}
+	if _, ok := backlog.(result.RecordStream); ok {
+		return followRecords{f}
+	}
 	return f
 }
+
+// followRecords is FOLLOW over the scan itself: the six record columns,
+// with the record path.
+type followRecords struct{ *followResult }
 
 func (f *followResult) Columns() []result.Column { return f.backlog.Columns() }
 
@@ -110,7 +120,8 @@ func (f *followResult) advanceRow() {
 }
 
 // NextRecord is the record path, for FOLLOW without a SELECT list.
-func (f *followResult) NextRecord() (*result.Record, bool) {
+func (fr followRecords) NextRecord() (*result.Record, bool) {
+	f := fr.followResult
 	if !f.primed {
 		f.primed = true
 		f.advanceRecord()
@@ -191,7 +202,9 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 			return nil, false
 		}
 		if time.Since(f.lookedAt) >= followNewPartitions {
-			f.lookForPartitions()
+			if f.lookForPartitions(); f.done {
+				return nil, false
+			}
 		}
 		_, recs, err := f.rd.TakeAny(followWait)
 		if err != nil {
@@ -210,10 +223,19 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 }
 
 // lookForPartitions adds partitions created since the read began (the
-// statement's PARTITION list, if any, still decides which are read).
+// statement's PARTITION list and the partitions WHERE names, if any, still
+// decide which are read).
 func (f *followResult) lookForPartitions() {
 	f.lookedAt = time.Now()
 	m, err := f.s.cl.Metadata(f.ctx, []string{f.st.Topic})
+	var unknown *kafka.UnknownTopicError
+	if errors.As(err, &unknown) {
+		// The backlog read it, so it existed: it was deleted. Every
+		// Fetch would fail from now on; say so and end.
+		f.err = fmt.Errorf("FOLLOW %s: topic %q was deleted while it was followed", lang.QuoteName(f.st.Topic), f.st.Topic)
+		f.finish()
+		return
+	}
 	if err != nil {
 		return // asked again at the next look
 	}
@@ -230,22 +252,45 @@ func (f *followResult) lookForPartitions() {
 		if f.st.Partitions != nil && !slices.Contains(f.st.Partitions, p.ID) {
 			continue
 		}
+		if f.scan.pushed != nil && !slices.Contains(f.scan.pushed, p.ID) {
+			continue // WHERE partition = ... leaves it out
+		}
 		fresh = append(fresh, tp)
 	}
 	if len(fresh) == 0 {
 		return
 	}
 	// A new partition is read from its start: everything written to it
-	// since it appeared is new.
-	lows, _, err := f.s.cl.ListOffsets(f.ctx, m, fresh, kafka.Earliest, true)
-	if err != nil {
-		return
+	// since it appeared is new. A partition the statement selected but
+	// could not bound when it began (its leader did not answer) is no
+	// new partition: after a tail read (FROM NEWEST, TAIL) its old records
+	// were never asked for, so it is read from its end, as the others.
+	tail := f.scan.from.Kind == lang.FromNewest || f.scan.from.Kind == lang.FromTail
+	var added, known []kafka.TopicPartition
+	for _, tp := range fresh {
+		if tail && slices.Contains(f.scan.selected, tp) {
+			known = append(known, tp)
+		} else {
+			added = append(added, tp)
+		}
 	}
 	var add []kafka.Range
-	for _, tp := range fresh {
-		if a, ok := lows[tp]; ok {
-			add = append(add, kafka.Range{TP: tp, Start: a.Offset})
-			f.scan.followFrom[tp] = a.Offset
+	for _, g := range []struct {
+		tps []kafka.TopicPartition
+		at  int64
+	}{{added, kafka.Earliest}, {known, kafka.Latest}} {
+		if len(g.tps) == 0 {
+			continue
+		}
+		offs, _, err := f.s.cl.ListOffsets(f.ctx, m, g.tps, g.at, true)
+		if err != nil {
+			continue // asked again at the next look
+		}
+		for _, tp := range g.tps {
+			if a, ok := offs[tp]; ok {
+				add = append(add, kafka.Range{TP: tp, Start: a.Offset})
+				f.scan.followFrom[tp] = a.Offset
+			}
 		}
 	}
 	f.rd.Add(add)

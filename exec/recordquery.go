@@ -163,19 +163,29 @@ func (pd *pushdown) restrict(ps []int32, text string) {
 	pd.notes = append(pd.notes, text+": reads only the partitions it names")
 }
 
+// plusOne is n+1 without overflow: a bound at the int64 limit stays there
+// (no offset or timestamp is past it), where n+1 would wrap to the least
+// int64 and read nothing.
+func plusOne(n int64) int64 {
+	if n == math.MaxInt64 {
+		return n
+	}
+	return n + 1
+}
+
 func (pd *pushdown) offsetBound(op lang.Op, n int64, text string) {
 	switch op {
 	case lang.OpGe:
 		pd.minOffset = max(pd.minOffset, n)
 	case lang.OpGt:
-		pd.minOffset = max(pd.minOffset, n+1)
+		pd.minOffset = max(pd.minOffset, plusOne(n))
 	case lang.OpEq:
 		pd.minOffset = max(pd.minOffset, n)
-		pd.maxOffset = min(pd.maxOffset, n+1)
+		pd.maxOffset = min(pd.maxOffset, plusOne(n))
 	case lang.OpLt:
 		pd.maxOffset = min(pd.maxOffset, n)
 	case lang.OpLe:
-		pd.maxOffset = min(pd.maxOffset, n+1)
+		pd.maxOffset = min(pd.maxOffset, plusOne(n))
 	default:
 		return
 	}
@@ -200,14 +210,14 @@ func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
 	case lang.OpGe:
 		setFrom(ms)
 	case lang.OpGt:
-		setFrom(ms + 1)
+		setFrom(plusOne(ms))
 	case lang.OpEq:
 		setFrom(ms)
-		setTo(ms + 1)
+		setTo(plusOne(ms))
 	case lang.OpLt:
 		setTo(ms)
 	case lang.OpLe:
-		setTo(ms + 1)
+		setTo(plusOne(ms))
 	default:
 		return
 	}
@@ -343,6 +353,7 @@ func (p *projectResult) Next() (result.Row, bool) {
 	}
 	return p.proj.Row(), true
 }
+func (p *projectResult) Scanned() int64                  { return p.scan.Scanned() }
 func (p *projectResult) Err() error                      { return p.scan.Err() }
 func (p *projectResult) Close()                          { p.scan.Close() }
 func (p *projectResult) Warnings() []string              { return p.scan.Warnings() }
@@ -484,9 +495,16 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 		p.rows = append(p.rows, result.Row{nil, "Pushdown", nil, "kql", n})
 	}
 	if key, ok := keyEquality(st.Where); ok && st.PartitionForKey == nil {
+		reads := "reads every partition"
+		if st.Partitions != nil || pd.partitions != nil {
+			reads = "reads the partitions chosen, not the key's"
+		}
 		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
-			"WHERE key = ... reads every partition: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
-			lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
+			"WHERE key = ... %s: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
+			reads, lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
+	}
+	if tailScans(st) {
+		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})
 	}
 	if st.Follow {
 		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
@@ -497,6 +515,19 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 	case st.OrderBy != nil:
 		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, keeps the first LIMIT rows by ORDER BY"})
 	}
+}
+
+// tailScans reports whether st reads the last matches (FROM NEWEST or
+// TAIL, or FOLLOW without FROM) with WHERE, which planTail finds with a
+// backward scan of (timestamp, offset) keys before it reads the page.
+func tailScans(st *lang.Consume) bool {
+	if st.Where == nil || st.HasAggregates() || st.OrderBy != nil {
+		return false
+	}
+	if st.From == nil {
+		return st.Follow
+	}
+	return st.From.Kind == lang.FromNewest || st.From.Kind == lang.FromTail
 }
 
 // keyEquality finds `key = 'text'` (or x'..') among WHERE's conjuncts.
