@@ -41,7 +41,7 @@ func Shared(t testing.TB) *Real {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // includes a first download
 		defer cancel()
-		r, err := StartReal(ctx, RealConfig{Log: os.Stderr})
+		r, err := StartReal(ctx, RealConfig{Log: os.Stderr, Secure: true})
 		shared.mu.Lock()
 		shared.cluster, shared.err, shared.took = r, err, time.Since(start)
 		shared.mu.Unlock()
