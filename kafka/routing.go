@@ -94,6 +94,10 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 		if err == nil {
 			return resp, -1, nil
 		}
+		if se := classifySecurity(addr, err, c.cfg.TLS != nil, c.cfg.TLS != nil && (len(c.cfg.TLS.Certificates) > 0 || c.cfg.TLS.GetClientCertificate != nil)); se != nil {
+			// Every broker would answer the same: stop at the first.
+			return nil, -1, se
+		}
 		errs = append(errs, &BrokerError{API: api, ID: -1, Addr: addr, Err: err})
 		if ctx.Err() != nil {
 			break
