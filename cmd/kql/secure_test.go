@@ -375,3 +375,71 @@ func TestRealSecureWrongProtocol(t *testing.T) {
 		t.Errorf("TLS without SASL to SASL_SSL: want exit 3 saying the listener expects SASL:\n%s", r)
 	}
 }
+
+// TestRealSecureACLs: bob may describe and read one topic and one group.
+// What he may see is listed exactly; each denial names the resource and
+// the principal, and exits 1.
+func TestRealSecureACLs(t *testing.T) {
+	b := secureCluster(t)
+	base := kafkatest.TopicName(t)
+	mine, forbidden, newTopic := base+"-mine", base+"-forbidden", base+"-new"
+	groupBase := kafkatest.GroupName(t)
+	myGroup, otherGroup := groupBase+"-mine", groupBase+"-other"
+	b.createTopic(t, mine, 3)
+	b.createTopic(t, forbidden, 3)
+	bob := kafkatest.Principal(kafkatest.UserBob)
+	b.allow(t, bob, mine, "", kadm.OpDescribe, kadm.OpRead)
+	b.allow(t, bob, "", myGroup, kadm.OpDescribe, kadm.OpRead)
+	// Both groups exist, with offsets committed by the super user.
+	adm := b.admin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, g := range []string{myGroup, otherGroup} {
+		var offs kadm.Offsets
+		offs.Add(kadm.Offset{Topic: mine, Partition: 0, At: 0})
+		if _, err := adm.CommitOffsets(ctx, g, offs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := b.saslProps(t, "SCRAM-SHA-512", kafkatest.UserBob, b.sec.Users[kafkatest.UserBob])
+	kql := func(stmt string) realRun {
+		return runReal(t, nil, "--command-config", cfg, "--format", "csv", "-e", stmt)
+	}
+
+	r := kql("SHOW TOPICS LIKE '" + base + "*'")
+	if r.code != 0 || !strings.Contains(r.stdout, mine+",") || strings.Contains(r.stdout, forbidden) {
+		t.Errorf("SHOW TOPICS: want exactly %s listed:\n%s", mine, r)
+	}
+	r = kql("SHOW GROUPS LIKE '" + groupBase + "*'")
+	if r.code != 0 || !strings.Contains(r.stdout, myGroup+",") || strings.Contains(r.stdout, otherGroup) || strings.Contains(r.stderr, "partial") {
+		t.Errorf("SHOW GROUPS: want exactly %s listed, exit 0, not partial:\n%s", myGroup, r)
+	}
+	denied := func(stmt, resource string, more ...string) {
+		t.Helper()
+		r := kql(stmt)
+		if r.code != exitFailed {
+			t.Errorf("%s: want exit 1:\n%s", stmt, r)
+		}
+		t.Logf("%s:\n%s", stmt, r.stderr)
+		wantAll(t, stmt, r.stderr, append([]string{"not authorized", resource, "User:bob"}, more...)...)
+		b.noSecret(t, stmt, r.stdout+r.stderr)
+		if len(r.stderr) > 600 {
+			t.Errorf("%s: a %d-character error is not one an operator reads:\n%s", stmt, len(r.stderr), r.stderr)
+		}
+	}
+	denied("DESCRIBE TOPIC "+forbidden, forbidden)
+	denied("CONSUME "+forbidden+" LIMIT 1", forbidden)
+	denied("PRODUCE INTO "+forbidden+" VALUE 'x'", forbidden)
+	denied("CREATE TOPIC "+newTopic+" PARTITIONS 1", newTopic)
+	denied("DROP TOPIC "+forbidden, forbidden)
+	denied("DESCRIBE GROUP "+otherGroup, otherGroup)
+	// Read but no Write: the missing permission is named.
+	denied("PRODUCE INTO "+mine+" VALUE 'x'", mine, "WRITE", "IDEMPOTENT_WRITE")
+
+	r = kql("SHOW CLUSTER")
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if len(line) > 160 {
+			t.Errorf("SHOW CLUSTER: a %d-character row:\n%s", len(line), line)
+		}
+	}
+}

@@ -27,9 +27,16 @@ const (
 type statementError struct {
 	stmt string // the statement, formatted, without its ';'
 	err  error
+	who  string // the principal kql is authenticated as, for authorization failures
 }
 
-func (e *statementError) Error() string { return e.stmt + ": " + describeError(e.err) }
+func (e *statementError) Error() string {
+	msg := e.stmt + ": " + describeError(e.err)
+	if e.who != "" && (kafka.IsAuthorization(e.err) || strings.Contains(msg, "_AUTHORIZATION_FAILED")) {
+		msg += " (kql is authenticated as " + e.who + ")"
+	}
+	return msg
+}
 func (e *statementError) Unwrap() error { return e.err }
 
 // execute runs one statement and renders its result to the current output.
@@ -51,7 +58,7 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	res, err := a.conn.exec.Execute(ctx, stmt)
 	if err != nil {
 		a.failed = true
-		return failed, &statementError{name, contextCause(ctx, err)}
+		return failed, &statementError{name, contextCause(ctx, err), a.who()}
 	}
 	defer res.Close()
 	if p, ok := res.(exec.Pager); ok {
@@ -82,10 +89,10 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		return succeeded, nil
 	case result.IsPartial(err):
 		a.failed = true
-		return partial, &statementError{name, err}
+		return partial, &statementError{name, err, a.who()}
 	default:
 		a.failed = true
-		return failed, &statementError{name, contextCause(ctx, err)}
+		return failed, &statementError{name, contextCause(ctx, err), a.who()}
 	}
 }
 
@@ -132,6 +139,15 @@ func contextCause(ctx context.Context, err error) error {
 
 func describeError(err error) string {
 	return err.Error()
+}
+
+// who is the principal named in authorization failures: the first thing
+// an operator asks when granting an ACL.
+func (a *app) who() string {
+	if a.sett == nil {
+		return ""
+	}
+	return a.sett.principal()
 }
 
 func formatDuration(d time.Duration) string {
