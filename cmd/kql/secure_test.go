@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -442,4 +443,70 @@ func TestRealSecureACLs(t *testing.T) {
 			t.Errorf("SHOW CLUSTER: a %d-character row:\n%s", len(line), line)
 		}
 	}
+}
+
+// TestRealSecurePTYBannerAndNoPasswordAnywhere runs the interactive shell
+// on a terminal over SASL_SSL: the banner says how kql is connected, and
+// the password shows up nowhere a person or another user could see it: the
+// process list, the terminal (banner, \trace, EXPLAIN, errors), the history.
+func TestRealSecurePTYBannerAndNoPasswordAnywhere(t *testing.T) {
+	b := secureCluster(t)
+	topic := kafkatest.TopicName(t)
+	b.createTopic(t, topic, 3)
+	pw := b.sec.Users[kafkatest.UserAdmin]
+	for _, tc := range []struct {
+		name, source string
+		env          map[string]string
+		args         []string
+	}{
+		{"file", "sasl.jaas.config in ", nil, []string{"--command-config", b.saslProps(t, "SCRAM-SHA-512", kafkatest.UserAdmin, pw)}},
+		{"env", `\$KQL_SASL_PASSWORD`, map[string]string{"KQL_SASL_PASSWORD": pw},
+			[]string{"-b", strings.Join(b.sasl, ","), "--tls-ca", b.sec.CAFile, "--sasl-mechanism", "SCRAM-SHA-256", "--sasl-user", kafkatest.UserAdmin}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hist := filepath.Join(t.TempDir(), "history")
+			s := startPTY(t, tc.env, append(tc.args, "--history-file", hist)...)
+			s.expect(`connected to cluster \S+ \(3 brokers\)`)
+			s.expect(`connection: SASL_SSL, as admin \(SCRAM-SHA-(512|256), password from ` + tc.source)
+			s.expect(`kql> `)
+
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", s.cmd.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.noSecret(t, "/proc/PID/cmdline", string(cmdline))
+			if ps, err := osexecCommand("ps", "-eo", "pid,args"); err == nil {
+				b.noSecret(t, "ps -eo pid,args", ps)
+			} else {
+				t.Logf("ps is not installed (%v); /proc/PID/cmdline was checked", err)
+			}
+
+			s.send(`\trace on` + "\r")
+			s.expect(`kql> `)
+			s.send("SHOW TOPICS LIKE '" + topic + "';\r")
+			s.expect(`\(1 row\)`)
+			s.expect(`kql> `)
+			s.send("EXPLAIN DESCRIBE TOPIC " + topic + ";\r")
+			s.expect(`ListOffsets`)
+			s.expect(`kql> `)
+			s.send("DESCRIBE TOPIC " + topic + "-missing;\r")
+			s.expect(`no topic named`)
+			s.expect(`kql> `)
+			s.send(`\q` + "\r")
+			if err := s.wait(); err != nil {
+				t.Fatalf("kql exited with %v", err)
+			}
+			b.noSecret(t, "the terminal", s.text())
+			h, err := os.ReadFile(hist)
+			if err != nil || !strings.Contains(string(h), "EXPLAIN DESCRIBE TOPIC") {
+				t.Fatalf("the history file was not written (%v):\n%s", err, h)
+			}
+			b.noSecret(t, "the history file", string(h))
+		})
+	}
+}
+
+func osexecCommand(name string, args ...string) (string, error) {
+	out, err := osexec.Command(name, args...).Output()
+	return string(out), err
 }
