@@ -66,7 +66,9 @@ type Cluster struct {
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
 
-	seeds []*kgo.Broker // in Bootstrap order
+	seeds     []*kgo.Broker // kgo's seed brokers, addressed seedAddrs
+	seedAddrs []string
+	answered  string // the seed that answered Dial's Metadata
 
 	prodMu sync.Mutex
 	prod   *kgo.Client
@@ -107,7 +109,7 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	if cfg.Trace != nil {
 		c.SetTrace(cfg.Trace)
 	}
-	c.seeds = cl.SeedBrokers()
+	c.seeds, c.seedAddrs = cl.SeedBrokers(), cfg.Bootstrap
 	// Read the brokers now: every later any-broker request can then move
 	// past a dead broker instead of depending on which seed kgo picks.
 	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
@@ -115,6 +117,15 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	if _, err := c.Metadata(pctx, []string{}); err != nil {
 		cl.Close()
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
+	}
+	// kgo learns the brokers by its own Metadata request the first time
+	// kql sends to a broker id, to a seed it picks at random; a hung seed
+	// (SIGSTOP, a frozen host) then stalls that first statement for kgo's
+	// read timeout. Leave it only the seed that just answered.
+	if len(c.seedAddrs) > 1 && c.answered != "" {
+		if err := cl.UpdateSeedBrokers(c.answered); err == nil {
+			c.seeds, c.seedAddrs = cl.SeedBrokers(), []string{c.answered}
+		}
 	}
 	return c, nil
 }

@@ -80,9 +80,9 @@ const anyBrokerAttempt = 5 * time.Second
 // metadata is known.
 func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
 	var errs []error
-	for i, addr := range c.cfg.Bootstrap {
+	for i, addr := range c.seedAddrs {
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if i < len(c.cfg.Bootstrap)-1 {
+		if i < len(c.seedAddrs)-1 {
 			actx, cancel = context.WithTimeout(ctx, anyBrokerAttempt)
 		}
 		start := time.Now()
@@ -92,6 +92,7 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 			(*fn)(TraceEvent{API: api, Broker: -1, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
 		}
 		if err == nil {
+			c.answered = addr
 			return resp, -1, nil
 		}
 		if se := classifySecurity(addr, err, c.cfg.TLS != nil, c.cfg.TLS != nil && (len(c.cfg.TLS.Certificates) > 0 || c.cfg.TLS.GetClientCertificate != nil)); se != nil {
