@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -118,15 +119,7 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		cl.Close()
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
 	}
-	// kgo learns the brokers by its own Metadata request the first time
-	// kql sends to a broker id, to a seed it picks at random; a hung seed
-	// (SIGSTOP, a frozen host) then stalls that first statement for kgo's
-	// read timeout. Leave it only the seed that just answered.
-	if len(c.seedAddrs) > 1 && c.answered != "" {
-		if err := cl.UpdateSeedBrokers(c.answered); err == nil {
-			c.seeds, c.seedAddrs = cl.SeedBrokers(), []string{c.answered}
-		}
-	}
+	c.teachBrokers(pctx)
 	return c, nil
 }
 
@@ -152,3 +145,26 @@ func (c *Cluster) SetTrace(fn func(TraceEvent)) {
 
 // Bootstrap returns the seed addresses the cluster was dialled with.
 func (c *Cluster) Bootstrap() []string { return c.cfg.Bootstrap }
+
+// teachBrokers makes kgo learn the brokers now, from the seed that just
+// answered. Otherwise kgo learns them by its own Metadata request the first
+// time kql sends to a broker id, to a seed it picks at random: a hung seed
+// (SIGSTOP, a frozen host) then stalls that first statement for kgo's read
+// timeout and fails it with "no broker answered". kgo populates its
+// brokers from a Metadata request sent through Client.Request, to a random
+// seed: for that one request the only seed is the one that answered. The
+// full seed list is put back, so a later re-bootstrap can use any of them.
+func (c *Cluster) teachBrokers(ctx context.Context) {
+	if len(c.seedAddrs) < 2 || c.answered == "" {
+		return
+	}
+	if err := c.cl.UpdateSeedBrokers(c.answered); err != nil {
+		return
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	c.cl.Request(ctx, req) // on failure kgo learns lazily, as before
+	if err := c.cl.UpdateSeedBrokers(c.cfg.Bootstrap...); err == nil {
+		c.seeds = c.cl.SeedBrokers()
+	}
+}

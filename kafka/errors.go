@@ -136,7 +136,7 @@ func describe(err error) string {
 	hint := ""
 	switch ke.Code {
 	case kerr.NotLeaderForPartition.Code, kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code, kerr.UnknownLeaderEpoch.Code:
-		hint = "the partition's leadership is moving; kql refreshed metadata and retried once, try again shortly"
+		hint = "the partition's leadership is moving; kql refreshed metadata and retried, try again shortly"
 	case kerr.UnknownTopicOrPartition.Code:
 		hint = "the broker does not know this partition; it may have been deleted or not yet propagated"
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
