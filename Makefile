@@ -1,19 +1,25 @@
 # kql: an interactive KafkaQL shell for Apache Kafka.
 #
-#   make test     the test command (CI runs exactly this): installs or checks
-#                 the prerequisites, fetches Kafka, go vet, then every test
-#                 with -race, on kfake and on a real 3-broker Kafka cluster
-#   make build    bin/kql
+#   make test        the test command (CI runs exactly this): installs or checks
+#                    the prerequisites, fetches Kafka, go vet, then every test
+#                    with -race, on kfake and on a real 3-broker Kafka cluster
+#   make build       bin/kql
 #   make test-real-full  make test without -short: also the long fault tests
-#                 (brokers killed, hung and moved under running statements)
+#                    (brokers killed, hung and moved under running statements)
 #   make test-versions   the real-Kafka suite on the oldest and newest 4.x
-#                 releases on Maven Central (KAFKA_VERSIONS), not in make test
-#   make cluster  a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
+#                    releases on Maven Central (KAFKA_VERSIONS), not in make test
+#   make cluster     a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
 #   make cluster-secure  the same with SASL_SSL, mTLS and ACLs, and ready-made
-#                 client.properties files
-#   make bench    benchmarks
-#   make fuzz     the parser fuzzers, FUZZTIME each (default 10m)
-#   make deps     only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+#                    client.properties files
+#   make bench       the record-path benchmark (issue 9): a bare franz-go consumer,
+#                    kql in each format and kcat, as separate processes, on an
+#                    in-process 3-broker kfake; BENCHFLAGS passes flags, e.g.
+#                    BENCHFLAGS='-runs 9 -flat=false' (see kql-bench -h)
+#   make bench-real  the same on the real 3-broker Kafka cluster of `make cluster`,
+#                    started for the run and stopped after it
+#   make bench-go    the go test benchmarks (-bench . -benchmem)
+#   make fuzz        the parser fuzzers, FUZZTIME each (default 10m)
+#   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -30,7 +36,9 @@ KAFKA_VERSIONS ?= 4.0.0 4.4.0
 # The packages whose tests use the real cluster.
 REAL_PKGS := ./kafka/kafkatest/... ./exec/... ./cmd/kql/...
 
-.PHONY: all test test-real-full test-versions deps vet bench fuzz cluster cluster-secure build clean
+BENCHFLAGS ?=
+
+.PHONY: all test test-real-full test-versions deps vet bench bench-real bench-go fuzz cluster cluster-secure build clean
 
 all: build
 
@@ -99,6 +107,12 @@ deps:
 	$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only
 
 bench:
+	$(GO) run ./kafka/kafkatest/cmd/kql-bench $(BENCHFLAGS)
+
+bench-real:
+	$(GO) run ./kafka/kafkatest/cmd/kql-bench -real $(BENCHFLAGS)
+
+bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz:

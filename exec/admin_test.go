@@ -1,8 +1,10 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,6 +87,25 @@ func TestTopicConfigsOnBothBackends(t *testing.T) {
 	})
 }
 
+// The broker stores a value in its own spelling (a number trimmed, a list
+// without the blanks around its commas): ALTER still sees its change read
+// back at once, not after waiting out configSettle for a string that will
+// never come, and says nothing of a change that did not show.
+func TestAlterReadsBackAValueTheBrokerRespelled(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _ := spreadTopic(t, b, 1)
+		start := time.Now()
+		rows, res := mustRun(t, s, &lang.AlterConfigs{Resource: topicRes(topic), Set: []lang.TopicConfig{
+			{Name: "cleanup.policy", Value: "compact , delete"}, {Name: "retention.ms", Value: " 5000 "}}})
+		require.Less(t, time.Since(start), configSettle/2, "read back without waiting out the bound")
+		require.NotContains(t, notes(res), "did not yet read back")
+		require.Equal(t, "topic "+topic, rows[0][0])
+		require.Contains(t, []any{"compact,delete", "compact , delete"}, rows[0][3])
+		require.Contains(t, []any{"5000", " 5000 "}, rows[1][3])
+	})
+}
+
 // A broker's own configs come from that broker: the trace shows exactly
 // one DescribeConfigs, to it, and ALTER BROKER goes to it as well.
 func TestBrokerConfigsComeFromThatBroker(t *testing.T) {
@@ -156,6 +177,25 @@ func TestAlterNeverEchoesASecret(t *testing.T) {
 	_, _, err := run(t, f.sess, &lang.AlterConfigs{Resource: brokerRes(1), Set: []lang.TopicConfig{{Name: "sasl.jaas.config", Value: "s3cret-pw"}}})
 	require.ErrorContains(t, err, "sasl.jaas.config = "+hidden)
 	require.NotContains(t, err.Error(), "s3cret-pw")
+}
+
+// Kafka types more configs as PASSWORD than their names say: the PEM
+// certificates and keys of ssl.keystore.certificate.chain and
+// ssl.truststore.certificates (KIP-651) are sensitive too. A failed ALTER
+// names what was asked without echoing any of them.
+func TestAlterNeverEchoesAPemConfig(t *testing.T) {
+	f := newFake(t)
+	for _, name := range []string{"ssl.truststore.certificates", "listener.name.x.ssl.keystore.certificate.chain", "ssl.keystore.key",
+		"sasl.oauthbearer.assertion.private.key.passphrase"} {
+		h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.IncrementalAlterConfigs}, Err: kerr.InvalidRequest, Count: 1})
+		_, _, err := run(t, f.sess, &lang.AlterConfigs{Resource: brokerRes(1), Set: []lang.TopicConfig{{Name: name, Value: "-----BEGIN PEM-----"}}})
+		h.Remove()
+		require.Error(t, err, name)
+		require.ErrorContains(t, err, name+" = "+hidden)
+		require.NotContains(t, err.Error(), "BEGIN PEM", name)
+		require.True(t, SecretConfig(name), name)
+	}
+	require.False(t, SecretConfig("retention.ms"))
 }
 
 func TestAlterPartitionsOnBothBackends(t *testing.T) {
@@ -289,6 +329,28 @@ func TestResetGroupOnBothBackends(t *testing.T) {
 	})
 }
 
+// A dry run of TO d AGO suggests the statement that commits exactly its
+// rows: the time it resolved, pinned, not "d AGO" again, which EXECUTE
+// would resolve against a later clock (records written in between move
+// the offsets).
+func TestResetGroupAgoDryRunSuggestsThePinnedTime(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.sess.Now = func() time.Time { return now }
+	dry := &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetAgo, Ago: time.Hour}}
+	planned, res := mustRun(t, f.sess, dry)
+	pinned := &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: now.Add(-time.Hour).UnixMilli()}, Execute: true}
+	require.Contains(t, notes(res), "to commit these offsets run: "+lang.Format(pinned)+";")
+	require.Contains(t, notes(res), "1h AGO")
+
+	// The suggested statement, run later, commits the rows shown.
+	f.sess.Now = func() time.Time { return now.Add(30 * time.Minute) }
+	done, _ := mustRun(t, f.sess, pinned)
+	require.Equal(t, planned, done)
+}
+
 // The coordinator moves between the dry run and EXECUTE: EXECUTE finds the
 // new one, and a NOT_COORDINATOR on the way is retried there.
 func TestResetGroupCoordinatorMovedBetweenDryRunAndExecute(t *testing.T) {
@@ -336,6 +398,27 @@ func TestResetGroupPartialFailureNamesThePartition(t *testing.T) {
 	require.Nil(t, rows[1][3], "not committed: NULL")
 	require.Equal(t, int64(5), rows[2][3])
 	require.Contains(t, notes(res), "executed in part: committed new offsets for 2 of 3 partitions")
+}
+
+// The partition's error names the coordinator that refused it, even when
+// FindCoordinator no longer answers by then (or names another broker): it is
+// the broker that answered the OffsetCommit, not a second lookup's guess.
+func TestResetGroupPartialFailureNamesTheBrokerThatRefused(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	var committing atomic.Bool
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.OffsetCommit}, Topic: "t", Partitions: []int32{1}, Err: kerr.OffsetMetadataTooLarge, Count: -1,
+		When: func(kmsg.Request) bool { committing.Store(true); return true }})
+	defer h.Remove()
+	fc := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.FindCoordinator}, Err: kerr.CoordinatorNotAvailable, Count: -1,
+		When: func(kmsg.Request) bool { return committing.Load() }})
+	defer fc.Remove()
+	coord := f.CoordinatorFor("g")
+	_, _, err := run(t, f.sess, &lang.ResetGroup{Group: "g", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetLatest}, Execute: true})
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.ErrorContains(t, err, fmt.Sprintf("OffsetCommit: partition t/1 on broker %d (127.0.0.1:", coord))
+	require.NotContains(t, err.Error(), "no leader")
 }
 
 func str(s string) *string { return &s }
@@ -444,4 +527,77 @@ func TestExplainAdminStatementsRunNothing(t *testing.T) {
 	}
 	rows, _ := mustRun(t, f.sess, &lang.DescribeTopic{Topic: "t"})
 	require.Len(t, rows, 3, "EXPLAIN ALTER TOPIC PARTITIONS added none")
+}
+
+// Real Kafka: the group's coordinator broker goes down (a controlled
+// shutdown, as in a rolling restart) between the dry run and EXECUTE.
+// EXECUTE finds the new coordinator and commits exactly its dry run.
+func TestResetGroupExecuteAfterTheCoordinatorStoppedOnRealKafka(t *testing.T) {
+	r := kafkatest.Shared(t)
+	s, tr := session(t, r)
+	topic, _ := spreadTopic(t, r, 4)
+	group := kafkatest.GroupName(t)
+	commitAll(t, r, group, topic, 6, 1)
+	dry := &lang.ResetGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetLatest}}
+	planned, _ := mustRun(t, s, dry)
+	require.Len(t, planned, 6)
+
+	ids, _, err := s.cl.FindCoordinators(ctxT(t), []string{group})
+	require.NoError(t, err)
+	victim := ids[group]
+	require.NoError(t, r.StopBroker(victim, false))
+	t.Cleanup(func() { require.NoError(t, r.StartBroker(victim)) })
+
+	exec := *dry
+	exec.Execute = true
+	tr.reset()
+	done, res, err := run(t, s, &exec)
+	require.NoError(t, err, "EXECUTE after the coordinator %d stopped", victim)
+	require.Equal(t, planned, done, "EXECUTE matches its dry run")
+	require.Contains(t, notes(res), "executed: committed new offsets for 6 partitions")
+	oc := tr.count("OffsetCommit")
+	require.NotContains(t, oc, victim, "nothing committed at the stopped broker: %v", oc)
+	for p, off := range committed(t, s, group) {
+		require.Equal(t, int64(4), off, "partition %d", p)
+	}
+}
+
+// The statement is cancelled (Ctrl-C, --timeout) while one leader has not
+// answered DeleteRecords: the leaders that answered did delete, so their
+// rows are shown as done, and the others are NULL with an error that says
+// they are unknown (not "not deleted": their leader may have deleted).
+func TestDeleteRecordsCancelledShowsWhatWasDeleted(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	victim := f.LeaderFor("t", 2)
+	release := make(chan struct{})
+	f.ControlKey(int16(kmsg.DeleteRecords), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() == victim {
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	defer close(release)
+	ctx, cancel := context.WithTimeout(ctxT(t), 2*time.Second)
+	defer cancel()
+	res, err := f.sess.Execute(ctx, &lang.DeleteRecords{Topic: "t", BeforeOffset: i64(2), Execute: true})
+	require.NoError(t, err, "the rows of what was deleted are the result")
+	var rows []result.Row
+	for r, ok := res.Next(); ok; r, ok = res.Next() {
+		rows = append(rows, r)
+	}
+	require.Len(t, rows, 3)
+	for _, r := range rows {
+		if f.LeaderFor("t", int32(r[1].(int64))) == victim {
+			require.Equal(t, result.Row{"t", r[1], int64(0), nil, nil}, r, "unanswered: NULL")
+		} else {
+			require.Equal(t, result.Row{"t", r[1], int64(0), int64(2), int64(2)}, r, "its leader answered: deleted")
+		}
+	}
+	err = res.Err()
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.ErrorContains(t, err, fmt.Sprintf("DeleteRecords: partition t/2 on broker %d", victim))
+	require.ErrorContains(t, err, "may have deleted")
 }

@@ -102,8 +102,40 @@ func (s *Session) showConfigs(ctx context.Context, st *lang.ShowConfigs) (result
 
 // sensitiveName guards values the broker cannot describe (an unknown name,
 // a cluster default not set yet): a name that looks like a secret is never
-// echoed either.
-var sensitiveName = regexp.MustCompile(`(?i)password|secret|jaas|credential|\.key$|token`)
+// echoed either. Kafka types some configs PASSWORD whose names say nothing
+// of a password: the PEM certificates of ssl.keystore.certificate.chain and
+// ssl.truststore.certificates (KIP-651), and private-key passphrases.
+var sensitiveName = regexp.MustCompile(`(?i)password|passphrase|secret|jaas|credential|certificate|private|\.key$|token`)
+
+// SecretConfig reports whether a config's value is never echoed, whatever
+// the broker says of it: by its name alone, before any broker was asked.
+func SecretConfig(name string) bool { return sensitiveName.MatchString(name) }
+
+// Redacted returns stmt for showing to a person (the text that names a
+// failed statement): an ALTER ... SET whose configs are secrets gets a
+// copy with those values hidden; every other statement is returned as is.
+func Redacted(stmt lang.Statement) lang.Statement {
+	st, ok := stmt.(*lang.AlterConfigs)
+	if !ok {
+		return stmt
+	}
+	var cp *lang.AlterConfigs
+	for i, c := range st.Set {
+		if !SecretConfig(c.Name) {
+			continue
+		}
+		if cp == nil {
+			c := *st
+			c.Set = slices.Clone(st.Set)
+			cp = &c
+		}
+		cp.Set[i].Value = hidden
+	}
+	if cp == nil {
+		return stmt
+	}
+	return cp
+}
 
 // hidden is what ALTER shows instead of a sensitive value.
 const hidden = "(sensitive, not shown)"
@@ -139,8 +171,8 @@ func (s *Session) alterConfigs(ctx context.Context, st *lang.AlterConfigs) (resu
 	}
 	// The broker that took the change may answer before every broker's
 	// view has it: read back until the change shows, within a bound.
-	after, settled := s.readBack(ctx, st, r)
 	old := index(before)
+	after, settled := s.readBack(ctx, st, r, old)
 	now := index(after)
 	rows := make([]result.Row, 0, len(ops))
 	for _, op := range ops {
@@ -180,7 +212,12 @@ func alterWhat(st *lang.AlterConfigs) string {
 	return "ALTER CLUSTER"
 }
 
-func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource) ([]kafka.ConfigEntry, bool) {
+// readBack reads r's configs until the change shows. A SET shows when the
+// value reads back as asked, in the broker's spelling (it trims a number
+// and drops the blanks around a list's commas), or when the config is now
+// the resource's own with another value than before; an UNSET when the
+// config is no longer the resource's own.
+func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource, before map[string]kafka.ConfigEntry) ([]kafka.ConfigEntry, bool) {
 	deadline := time.Now().Add(configSettle)
 	own := ownSource(st.Resource.Kind)
 	var last []kafka.ConfigEntry
@@ -195,7 +232,13 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 				if ok && e.Sensitive {
 					continue // there is no value to compare with
 				}
-				if !ok || e.Value == nil || *e.Value != c.Value {
+				if !ok || e.Value == nil {
+					done = false
+					continue
+				}
+				was := before[c.Name]
+				changed := e.Source == own && (was.Source != own || was.Value == nil || *was.Value != *e.Value)
+				if !changed && canonicalValue(*e.Value) != canonicalValue(c.Value) {
 					done = false
 				}
 			}
@@ -217,6 +260,16 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// canonicalValue spells a config value as brokers store it: trimmed, and a
+// list without blanks around its commas.
+func canonicalValue(v string) string {
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ",")
 }
 
 func index(entries []kafka.ConfigEntry) map[string]kafka.ConfigEntry {

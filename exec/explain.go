@@ -84,6 +84,34 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 	case *lang.ShowGroups:
 		p.any("Metadata", "brokers")
 		p.perBroker("ListGroups", m, all)
+		p.step++
+		p.rows = append(p.rows,
+			result.Row{p.step, "Metadata", nil, "any broker", "all topics"},
+			result.Row{p.step, "FindCoordinator", nil, "any broker", "the listed groups"},
+			result.Row{p.step, "DescribeGroups", nil, "each group's coordinator", "its listed groups, one request per coordinator"},
+			result.Row{p.step, "OffsetFetch", nil, "each group's coordinator", "its listed groups, one request per coordinator"})
+		p.step++
+		p.rows = append(p.rows,
+			result.Row{p.step, "ConsumerGroupDescribe", nil, "each group's coordinator", "groups of the new consumer protocol, if any"},
+			result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "every committed partition, one request per leader broker"})
+	case *lang.ShowPartitions:
+		what := "all topics"
+		if x.Topic != nil {
+			what = *x.Topic
+			if _, err := topic(*x.Topic); err != nil {
+				return nil, err
+			}
+		}
+		p.any("Metadata", what)
+		var parts []kafka.TopicPartition
+		for _, name := range m.TopicNames() {
+			if x.Topic == nil || name == *x.Topic {
+				parts = append(parts, partitionsOf(m.Topics[name])...)
+			}
+		}
+		p.leaders("ListOffsets", m, parts)
+		p.step--
+		p.leaders("ListOffsets", m, parts) // both bounds in the same step, concurrently
 	case *lang.DescribeTopic:
 		t, err := topic(x.Topic)
 		if err != nil {

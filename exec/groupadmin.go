@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -140,7 +141,8 @@ type resetPlan struct {
 	rows    []resetRow
 	notes   []string
 	meta    *kafka.Metadata
-	created bool // the group does not exist yet: EXECUTE creates it
+	created bool  // the group does not exist yet: EXECUTE creates it
+	at      int64 // TO d AGO: the time it resolved to, epoch milliseconds
 }
 
 func resetWhat(st *lang.ResetGroup) string { return fmt.Sprintf("RESET GROUP %q", st.Group) }
@@ -216,6 +218,7 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 		if st.To.Kind == lang.ResetAgo {
 			ts = s.Now().Add(-st.To.Ago).UnixMilli()
 		}
+		plan.at = ts
 		var tfail map[kafka.TopicPartition]*kafka.PartitionError
 		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
 			return nil, err
@@ -365,7 +368,16 @@ func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.R
 	case !st.Execute:
 		run := *st
 		run.Execute = true
-		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was committed; to commit these offsets run: %s;", lang.Format(&run)))
+		pinned := ""
+		if st.To.Kind == lang.ResetAgo {
+			// d AGO run again would resolve against a later clock: the
+			// statement that commits these rows names the time itself.
+			run.To = lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: plan.at}
+			ago := lang.Format(&lang.ResetGroup{Group: st.Group, To: st.To})
+			ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
+			pinned = fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(plan.at).UTC().Format(time.RFC3339Nano))
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was committed; to commit these offsets run: %s;%s", lang.Format(&run), pinned))
 	case len(failed) > 0:
 		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET GROUP %q (%d of %d partitions committed; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
 		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: committed new offsets for %d of %d partitions of group %q", n-len(failed), n, st.Group))

@@ -86,6 +86,7 @@ func (s *Session) deleteRecords(ctx context.Context, st *lang.DeleteRecords) (re
 	}
 	var got map[kafka.TopicPartition]int64
 	var failed map[kafka.TopicPartition]*kafka.PartitionError
+	var cancelled error
 	if st.Execute {
 		send := map[kafka.TopicPartition]int64{}
 		for _, r := range plan {
@@ -95,7 +96,21 @@ func (s *Session) deleteRecords(ctx context.Context, st *lang.DeleteRecords) (re
 		}
 		if len(send) > 0 {
 			if got, failed, err = s.cl.DeleteRecords(ctx, m, send); err != nil {
-				return nil, fmt.Errorf("%s: %w", deleteWhat(st), err)
+				if ctx.Err() == nil || len(got) == 0 {
+					return nil, fmt.Errorf("%s: %w", deleteWhat(st), err)
+				}
+				// Cancelled after some leaders answered: they deleted,
+				// and that is shown; the others are unknown, not "not
+				// deleted".
+				cancelled = err
+				for tp := range send {
+					if _, ok := got[tp]; !ok && failed[tp] == nil {
+						if failed == nil {
+							failed = map[kafka.TopicPartition]*kafka.PartitionError{}
+						}
+						failed[tp] = &kafka.PartitionError{API: "DeleteRecords", Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: err}
+					}
+				}
 			}
 		}
 	}
@@ -121,6 +136,9 @@ func (s *Session) deleteRecords(ctx context.Context, st *lang.DeleteRecords) (re
 		run := *st
 		run.Execute = true
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was deleted (%s would go); to delete them run: %s;", countRecords(total), lang.Format(&run)))
+	case cancelled != nil:
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DELETE RECORDS FROM %q, stopped (%v) before every leader answered (for the rows with a NULL low_watermark_after, their leader may have deleted or not: DESCRIBE TOPIC shows each earliest_offset)", st.Topic, cancelled), Missing: partitionErrors(failed)}
+		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: deleted %s that the leaders confirmed; %d %s unknown", countRecords(total), len(failed), plural(len(failed), "partition", "partitions")))
 	case len(failed) > 0:
 		res.Failure = &result.PartialError{What: fmt.Sprintf("DELETE RECORDS FROM %q (the rows with a NULL low_watermark_after were not deleted)", st.Topic), Missing: partitionErrors(failed)}
 		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: deleted %s; %d %s failed", countRecords(total), len(failed), plural(len(failed), "partition", "partitions")))

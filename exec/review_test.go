@@ -502,7 +502,8 @@ func TestReview_DescribeGroupShowsLiveMembers(t *testing.T) {
 		require.NotEmpty(t, r[7], "host")
 	}
 	groups, _ := mustRun(t, f.sess, &lang.ShowGroups{})
-	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live"))}}, groups)
+	// members 1, the topic it reads, lag 0.
+	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live")), int64(1), "t", int64(0)}}, groups)
 }
 
 // ---------------------------------------------------------------- PRODUCE

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,25 +18,14 @@ import (
 
 func col(name string, t result.Type) result.Column { return result.Column{Name: name, Type: t} }
 
-// like reports whether name matches the optional LIKE glob.
-func like(glob *string, name string) (bool, error) {
-	if glob == nil {
-		return true, nil
-	}
-	ok, err := path.Match(*glob, name)
-	if err != nil {
-		return false, fmt.Errorf("LIKE %q: bad pattern: %v (use * for any run of characters, ? for one, [a-z] for a class)", *glob, err)
-	}
-	return ok, nil
-}
-
 var showTopicsCols = []result.Column{
 	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
 	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
 }
 
 func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.Result, error) {
-	if _, err := like(st.Like, ""); err != nil {
+	match, err := likeMatcher(st.Like)
+	if err != nil {
 		return nil, err
 	}
 	m, err := s.cl.Metadata(ctx, nil)
@@ -46,7 +34,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	}
 	var rows []result.Row
 	for _, name := range m.TopicNames() {
-		if ok, _ := like(st.Like, name); !ok {
+		if !match(name) {
 			continue
 		}
 		t := m.Topics[name]
@@ -155,7 +143,10 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 	return unknown("DescribeQuorum answered without the metadata partition")
 }
 
-var showGroupsCols = []result.Column{col("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int)}
+var showGroupsCols = []result.Column{
+	col("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int),
+	col("members", result.Int), col("topics", result.String), col("lag", result.Int),
+}
 
 type listedGroup struct {
 	name, state, protocolType string
@@ -186,32 +177,6 @@ func (s *Session) listGroups(ctx context.Context) ([]listedGroup, []error, error
 	}
 	slices.SortFunc(groups, func(a, b listedGroup) int { return strings.Compare(a.name, b.name) })
 	return groups, missing, nil
-}
-
-func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.Result, error) {
-	if _, err := like(st.Like, ""); err != nil {
-		return nil, err
-	}
-	groups, missing, err := s.listGroups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var rows []result.Row
-	for _, g := range groups {
-		if ok, _ := like(st.Like, g.name); !ok {
-			continue
-		}
-		var state any
-		if g.state != "" {
-			state = g.state
-		}
-		rows = append(rows, result.Row{g.name, state, g.protocolType, int64(g.coordinator)})
-	}
-	res := result.NewSlice(showGroupsCols, rows)
-	if len(missing) > 0 {
-		res.Failure = &result.PartialError{What: "SHOW GROUPS (each broker lists only the groups it coordinates)", Missing: missing}
-	}
-	return res, nil
 }
 
 // oneLine flattens a joined, multi-line error into one line for a cell.

@@ -309,7 +309,7 @@ func (c *Cluster) DeleteRecords(ctx context.Context, m *Metadata, before map[Top
 // generation -1: the coordinator accepts it only while the group has no
 // active members), at the group's coordinator, found again if it moved.
 // The answer is per partition: failed holds the partitions the coordinator
-// refused.
+// refused, each naming the broker that answered.
 // m gives the topic ids that OffsetCommit v10+ carries instead of names.
 func (c *Cluster) CommitOffsets(ctx context.Context, m *Metadata, group string, offsets map[TopicPartition]int64) (map[TopicPartition]*PartitionError, error) {
 	const api = "OffsetCommit"
@@ -365,6 +365,8 @@ func (c *Cluster) CommitOffsets(ctx context.Context, m *Metadata, group string, 
 			}
 			return []GroupAnswer[answer]{{Group: group, Value: codes, Code: groupCode}}
 		},
+		// Called under Coordinators' lock; the answer read below is after it returns.
+		Answered: func(_ string, broker int32) { coordinator = broker },
 	})
 	if err != nil {
 		return nil, err
@@ -373,17 +375,6 @@ func (c *Cluster) CommitOffsets(ctx context.Context, m *Metadata, group string, 
 		return nil, ge
 	}
 	codes := got[group]
-	for _, tp := range parts {
-		if code, ok := codes[tp]; !ok || code != 0 {
-			// Only to name it in the errors: look the coordinator up.
-			if ids, _, err := c.FindCoordinators(ctx, []string{group}); err == nil {
-				if id, ok := ids[group]; ok {
-					coordinator = id
-				}
-			}
-			break
-		}
-	}
 	failed := map[TopicPartition]*PartitionError{}
 	for _, tp := range parts {
 		code, ok := codes[tp]

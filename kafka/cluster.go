@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -67,9 +66,7 @@ type Cluster struct {
 	cl    *kgo.Client
 	trace atomic.Pointer[func(TraceEvent)]
 
-	seeds     []*kgo.Broker // kgo's seed brokers, addressed seedAddrs
-	seedAddrs []string
-	answered  string // the seed that answered Dial's Metadata
+	seeds []*kgo.Broker // in Bootstrap order
 
 	prodMu sync.Mutex
 	prod   *kgo.Client
@@ -107,10 +104,11 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, fmt.Errorf("kafka client options: %w", err)
 	}
 	c := &Cluster{cfg: cfg, cl: cl}
+	c.seedAnswered = -1
 	if cfg.Trace != nil {
 		c.SetTrace(cfg.Trace)
 	}
-	c.seeds, c.seedAddrs = cl.SeedBrokers(), cfg.Bootstrap
+	c.seeds = cl.SeedBrokers()
 	// Read the brokers now: every later any-broker request can then move
 	// past a dead broker instead of depending on which seed kgo picks.
 	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
@@ -119,7 +117,6 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		cl.Close()
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
 	}
-	c.teachBrokers(pctx)
 	return c, nil
 }
 
@@ -145,26 +142,3 @@ func (c *Cluster) SetTrace(fn func(TraceEvent)) {
 
 // Bootstrap returns the seed addresses the cluster was dialled with.
 func (c *Cluster) Bootstrap() []string { return c.cfg.Bootstrap }
-
-// teachBrokers makes kgo learn the brokers now, from the seed that just
-// answered. Otherwise kgo learns them by its own Metadata request the first
-// time kql sends to a broker id, to a seed it picks at random: a hung seed
-// (SIGSTOP, a frozen host) then stalls that first statement for kgo's read
-// timeout and fails it with "no broker answered". kgo populates its
-// brokers from a Metadata request sent through Client.Request, to a random
-// seed: for that one request the only seed is the one that answered. The
-// full seed list is put back, so a later re-bootstrap can use any of them.
-func (c *Cluster) teachBrokers(ctx context.Context) {
-	if len(c.seedAddrs) < 2 || c.answered == "" {
-		return
-	}
-	if err := c.cl.UpdateSeedBrokers(c.answered); err != nil {
-		return
-	}
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{}
-	c.cl.Request(ctx, req) // on failure kgo learns lazily, as before
-	if err := c.cl.UpdateSeedBrokers(c.cfg.Bootstrap...); err == nil {
-		c.seeds = c.cl.SeedBrokers()
-	}
-}

@@ -24,6 +24,10 @@ type GroupRequest[R any] struct {
 	API   string
 	Build func(groups []string) kmsg.Request
 	Parse func(resp kmsg.Response) []GroupAnswer[R]
+	// Answered, when set, is told which broker answered each group that
+	// had no group-level error, so per-item errors inside that answer
+	// can name it (a later FindCoordinator may name another, or none).
+	Answered func(group string, broker int32)
 }
 
 // FindCoordinators asks any broker which broker coordinates each group, in
@@ -127,6 +131,9 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 						continue
 					}
 					got[a.Group] = a.Value
+					if gr.Answered != nil {
+						gr.Answered(a.Group, broker)
+					}
 				}
 				for _, g := range bgroups {
 					if !seen[g] {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -143,6 +144,21 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	}
 	c.metaMu.Lock()
 	c.lastMeta = m
+	byID := make(map[int32]*kgo.Broker, len(c.seeds))
+	for i, addr := range c.cfg.Bootstrap {
+		for _, b := range m.Brokers {
+			if b.Addr() == addr && i < len(c.seeds) {
+				byID[b.ID] = c.seeds[i]
+				if i == c.seedAnswered {
+					// The next any-broker request goes where this one
+					// went, over the same connection.
+					c.lastAnswered = b.ID
+					c.seedAnswered = -1
+				}
+			}
+		}
+	}
+	c.seedByID = byID
 	c.metaMu.Unlock()
 	return m, nil
 }
@@ -171,6 +187,19 @@ type metaCache struct {
 	metaMu       sync.Mutex
 	lastMeta     *Metadata
 	lastAnswered int32
+	// seedAnswered is the index of the bootstrap seed that answered last
+	// before any broker id was known (Dial's Metadata), or -1.
+	seedAnswered int
+	// seedByID maps a broker id to the bootstrap seed at its advertised
+	// address, from the newest metadata.
+	seedByID map[int32]*kgo.Broker
+}
+
+// seedFor returns the seed connection of broker id, or nil.
+func (c *Cluster) seedFor(id int32) *kgo.Broker {
+	c.metaMu.Lock()
+	defer c.metaMu.Unlock()
+	return c.seedByID[id]
 }
 
 // WaitTopic waits (up to a bound, or ctx) until every broker's metadata

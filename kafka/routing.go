@@ -14,9 +14,17 @@ import (
 )
 
 // send issues one request to one broker and reports it to the trace hook.
+// A broker that is also a bootstrap seed is asked over the seed's
+// connection, which Dial has already opened: kgo learns the other
+// brokers' addresses only by a Metadata request of its own, to a seed it
+// picks at random, and a hung seed would stall that request.
 func (c *Cluster) send(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
 	start := time.Now()
-	resp, err := c.cl.Broker(int(broker)).Request(ctx, req)
+	h := c.seedFor(broker)
+	if h == nil {
+		h = c.cl.Broker(int(broker))
+	}
+	resp, err := h.Request(ctx, req)
 	if fn := c.trace.Load(); fn != nil {
 		(*fn)(TraceEvent{API: api, Broker: broker, Addr: c.addr(broker), Items: items, Duration: time.Since(start), Err: err})
 	}
@@ -80,9 +88,9 @@ const anyBrokerAttempt = 5 * time.Second
 // metadata is known.
 func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req kmsg.Request) (kmsg.Response, int32, error) {
 	var errs []error
-	for i, addr := range c.seedAddrs {
+	for i, addr := range c.cfg.Bootstrap {
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if i < len(c.seedAddrs)-1 {
+		if i < len(c.cfg.Bootstrap)-1 {
 			actx, cancel = context.WithTimeout(ctx, anyBrokerAttempt)
 		}
 		start := time.Now()
@@ -92,7 +100,9 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 			(*fn)(TraceEvent{API: api, Broker: -1, Addr: addr, Items: items, Duration: time.Since(start), Err: err})
 		}
 		if err == nil {
-			c.answered = addr
+			c.metaMu.Lock()
+			c.seedAnswered = i
+			c.metaMu.Unlock()
 			return resp, -1, nil
 		}
 		if se := classifySecurity(addr, err, c.cfg.TLS != nil, c.cfg.TLS != nil && (len(c.cfg.TLS.Certificates) > 0 || c.cfg.TLS.GetClientCertificate != nil)); se != nil {

@@ -11,31 +11,109 @@ import "time"
 // Statement is one parsed KafkaQL statement.
 type Statement interface{ statement() }
 
-// ShowTopics is SHOW TOPICS [LIKE 'glob'].
-type ShowTopics struct{ Like *string }
+// Every SHOW and DESCRIBE embeds Query: [WHERE expr] [ORDER BY ...]
+// [LIMIT n] over the statement's own columns (MetaColumns), written after
+// the statement's own clauses.
 
-// ShowBrokers is SHOW BROKERS.
-type ShowBrokers struct{}
+// ShowTopics is SHOW TOPICS [LIKE 'glob'] Query.
+type ShowTopics struct {
+	Like *string // a glob: * or % any run, ? or _ one character
+	Query
+}
 
-// ShowCluster is SHOW CLUSTER.
-type ShowCluster struct{}
+// ShowBrokers is SHOW BROKERS Query.
+type ShowBrokers struct{ Query }
 
-// ShowGroups is SHOW GROUPS [LIKE 'glob'] (alias SHOW CONSUMERS).
-type ShowGroups struct{ Like *string }
+// ShowCluster is SHOW CLUSTER Query.
+type ShowCluster struct{ Query }
 
-// DescribeTopic is DESCRIBE TOPIC name (alias DESC).
-type DescribeTopic struct{ Topic string }
+// ShowGroups is SHOW GROUPS [LIKE 'glob'] Query (alias SHOW CONSUMERS).
+type ShowGroups struct {
+	Like *string
+	Query
+}
 
-// DescribeGroup is DESCRIBE GROUP name (alias DESC).
-type DescribeGroup struct{ Group string }
+// ShowPartitions is SHOW PARTITIONS [OF topic] [LIKE 'glob'] Query: one
+// row per partition of the cluster (or of one topic); LIKE matches topics.
+type ShowPartitions struct {
+	Topic *string // nil: every topic, internal ones included
+	Like  *string
+	Query
+}
 
-// Consume is CONSUME [FROM] name {clause}, alias SELECT * FROM name {clause}.
+// DescribeTopic is DESCRIBE TOPIC name Query (alias DESC).
+type DescribeTopic struct {
+	Topic string
+	Query
+}
+
+// DescribeGroup is DESCRIBE GROUP name Query (alias DESC).
+type DescribeGroup struct {
+	Group string
+	Query
+}
+
+// Consume reads records: CONSUME [FROM] name {clause}, SELECT [*] [FROM]
+// name {clause}, and SELECT projection FROM name {clause}. Clauses are
+// order-free and each may be given once.
+//
+// The fields below Skip come from the query clauses. A statement that sets
+// none of them reads exactly as before they existed. How the executor
+// must honour them:
+//
+//   - Where: keep a record only when the predicate is TRUE (NULL and FALSE
+//     drop it). LIMIT counts records that match, and a read with WHERE
+//     stops at LIMIT matches or at the end offsets captured at the start.
+//   - Projection: nil means the six record columns (CONSUME, SELECT *).
+//     Otherwise one output column per item, named SelectItem.Name().
+//   - GroupBy / aggregates (HasAggregates): read the whole range, one row
+//     per group (one row in all without GroupBy); LIMIT limits groups.
+//   - OrderBy: read the whole range and keep the top LIMIT rows. With
+//     aggregates it sorts the groups. OrderItem.Alias names a projection.
+//   - LimitAll: no row limit (never with OrderBy or Follow: the parser
+//     rejects those).
+//   - Follow: after the normal result keep reading new records. The parser
+//     guarantees: no aggregates, GROUP BY or ORDER BY; a forward start
+//     (OLDEST, OFFSET, TIMESTAMP, AGO, ANCHOR) has no LIMIT; with no FROM,
+//     or FROM NEWEST / TAIL, Limit is the backlog (default 10).
+//   - PartitionForKey: read only the partition murmur2 (the Java client's
+//     default partitioner) puts this key in. Never set with Partitions.
 type Consume struct {
 	Topic      string
-	From       *Start  // nil: not written (the executor reads from the oldest offset)
+	From       *Start  // nil: not written (the executor reads from the oldest offset; with Follow, the newest)
 	Partitions []int32 // nil: not written (all partitions); PARTITION n is a one-element list
 	Limit      *int64  // nil: not written (default 100); 1..1000000 when set
 	Skip       *int64  // nil: not written; >= 0 when set (bare OFFSET n is SKIP n)
+
+	PartitionForKey []byte       // PARTITION FOR KEY v; nil: not written (x'' is an empty, non-nil key)
+	Where           Expr         // nil: every record
+	Projection      []SelectItem // nil: the six record columns
+	GroupBy         []Expr       // nil: not written
+	OrderBy         []OrderItem  // nil: not written
+	LimitAll        bool         // LIMIT ALL; Limit is then nil
+	Follow          bool         // FOLLOW
+}
+
+// HasAggregates reports whether the statement aggregates: GROUP BY, or an
+// aggregate call in the projection.
+func (c *Consume) HasAggregates() bool {
+	if c.GroupBy != nil {
+		return true
+	}
+	for _, it := range c.Projection {
+		if HasAggregate(it.X) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsRecordQuery reports whether the statement uses any of the query
+// clauses (WHERE, a projection, GROUP BY, ORDER BY, LIMIT ALL, FOLLOW,
+// PARTITION FOR KEY), as opposed to a plain read.
+func (c *Consume) IsRecordQuery() bool {
+	return c.Where != nil || c.Projection != nil || c.GroupBy != nil || c.OrderBy != nil ||
+		c.LimitAll || c.Follow || c.PartitionForKey != nil
 }
 
 // StartKind says where a CONSUME starts.
@@ -107,14 +185,15 @@ type DropTopic struct {
 // Explain is EXPLAIN statement; Stmt is never an *Explain.
 type Explain struct{ Stmt Statement }
 
-func (*ShowTopics) statement()    {}
-func (*ShowBrokers) statement()   {}
-func (*ShowCluster) statement()   {}
-func (*ShowGroups) statement()    {}
-func (*DescribeTopic) statement() {}
-func (*DescribeGroup) statement() {}
-func (*Consume) statement()       {}
-func (*Produce) statement()       {}
-func (*CreateTopic) statement()   {}
-func (*DropTopic) statement()     {}
-func (*Explain) statement()       {}
+func (*ShowTopics) statement()     {}
+func (*ShowBrokers) statement()    {}
+func (*ShowCluster) statement()    {}
+func (*ShowGroups) statement()     {}
+func (*ShowPartitions) statement() {}
+func (*DescribeTopic) statement()  {}
+func (*DescribeGroup) statement()  {}
+func (*Consume) statement()        {}
+func (*Produce) statement()        {}
+func (*CreateTopic) statement()    {}
+func (*DropTopic) statement()      {}
+func (*Explain) statement()        {}

@@ -22,10 +22,12 @@ type ConfigResource struct {
 	Broker int32  // ResourceBroker
 }
 
-// ShowConfigs is SHOW CONFIGS FOR TOPIC t [ALL] | BROKER n [ALL] | CLUSTER.
+// ShowConfigs is SHOW CONFIGS FOR TOPIC t [ALL] | BROKER n [ALL] | CLUSTER,
+// then Query like every SHOW.
 type ShowConfigs struct {
 	Resource ConfigResource
 	All      bool // every config, defaults included; never set for CLUSTER
+	Query
 }
 
 // AlterConfigs is ALTER TOPIC t | BROKER n | CLUSTER with SET (k = 'v', ...)

@@ -19,7 +19,16 @@ type Error struct {
 	Hint       string   // e.g. "did you mean SHOW?"
 	SourceLine string   // the line the error is on, for the caret
 	Len        int
+
+	// oldForm marks a SELECT whose projection reading failed on its lone
+	// item, where the old form SELECT name may read better: parse shows
+	// the old form's error when it is past line:col oldAfter (0:0: always).
+	oldForm  bool
+	oldAfter [2]int
 }
+
+// after reports whether e is strictly after line:col.
+func (e *Error) after(line, col int) bool { return e.Line > line || e.Line == line && e.Col > col }
 
 // Error renders the message, the source line with a caret under the
 // offending token, what was expected, and the hint, one per line.
@@ -98,8 +107,9 @@ func newLexError(src string, le *lexError) *Error {
 
 // parseState holds one statement's source and tokens while it is parsed.
 type parseState struct {
-	src  string
-	toks []token // ends with tkEOF
+	src   string
+	toks  []token // ends with tkEOF
+	label string  // the statement's name in messages when toks were rewritten (SELECT read as CONSUME)
 }
 
 func (ps *parseState) errAtToken(i int, format string, args ...any) *Error {
@@ -134,7 +144,15 @@ type expectation struct {
 	end      bool
 }
 
-var probePuncts = []string{"(", ",", ")", ":", "=", "*"}
+var probePuncts = []string{"(", ",", ")", ":", "=", "*", "[", "]", "+", "-", "/", "%", "<", "<=", ">", ">=", "!=", "<>", "~", "!~"}
+
+// exprPuncts are the symbols of expressions, summed up in expected lists.
+var exprPuncts = []string{"(", "[", "+", "-", "*", "/", "%", "=", "<", "<=", ">", ">=", "!=", "<>", "~", "!~"}
+
+// exprOperandWords may start an expression; exprOperatorWords may follow
+// one. Expected lists say "an expression" and "an operator" instead.
+var exprOperandWords = map[string]bool{"NOT": true, "NULL": true, "TRUE": true, "FALSE": true, "TIMESTAMP": true, "TIME": true}
+var exprOperatorWords = map[string]bool{"AND": true, "OR": true, "NOT": true, "IS": true, "IN": true, "LIKE": true, "ILIKE": true, "BETWEEN": true}
 
 // expectedAt finds what the grammar accepts at token i by trying each
 // possible next token after toks[:i] and seeing whether the parser gets past
@@ -197,17 +215,54 @@ func (exp expectation) labels(prev string) []string {
 		rank  int
 	}
 	var items []item
+	prev = strings.ToUpper(prev)
+	// Where an expression may start, or an operator may follow one, the
+	// expression's own words and symbols are summed up: "an expression",
+	// "an operator".
+	puncts := make(map[string]bool, len(exp.puncts))
+	for p, ok := range exp.puncts {
+		puncts[p] = ok
+	}
+	exp.puncts = puncts // labels edits its copy only
+	operand := exp.puncts["("] && exp.classes[tkNumber] && exp.classes[tkString] && exp.classes[tkWord]
+	operator := exp.puncts["+"] && !operand
 	for k := range exp.keywords {
 		if canon, ok := aliasOf[k]; ok && exp.keywords[canon] {
 			continue
 		}
-		r := keywordRank[k]
+		between := k == "AND" && !exp.keywords["OR"] // BETWEEN lo AND hi
+		if operand && exprOperandWords[k] || operator && exprOperatorWords[k] && !between {
+			continue
+		}
+		r := 2 * keywordRank[k]
 		if k == "NULL" {
 			r = 1005 // after "a string" and "x'hex'": reads "a string, x'hex' or NULL"
 		}
-		items = append(items, item{k, r})
+		label := k
+		if k == "ORDER" || k == "GROUP" && exp.keywords["ORDER"] {
+			label += " BY"
+		}
+		if label == "GROUP BY" {
+			r = 2*keywordRank["ORDER"] - 1
+		}
+		if k == "DESC" && exp.keywords["ASC"] {
+			r = 2*keywordRank["ASC"] + 1
+		}
+		items = append(items, item{label, r})
 	}
-	prev = strings.ToUpper(prev)
+	if operand {
+		items = append(items, item{"an expression", 999})
+		exp.classes = map[tokKind]bool{}
+		for _, p := range exprPuncts {
+			delete(exp.puncts, p)
+		}
+	}
+	if operator {
+		items = append(items, item{"an operator", 998})
+		for _, p := range exprPuncts {
+			delete(exp.puncts, p)
+		}
+	}
 	if prev == "=" && (exp.classes[tkString] || exp.classes[tkWord]) {
 		items = append(items, item{"a value", 1000})
 	} else {
@@ -353,13 +408,20 @@ func (ps *parseState) syntaxError(i int) *Error {
 	case tok.kind == tkPunct && tok.text == ";":
 		e.Msg = "unexpected ';' inside a statement: only one statement can be parsed here"
 	case exp.end:
-		e.Msg = fmt.Sprintf("unexpected %s after a complete %s statement", describe(tok), statementLabel(ps.toks))
+		label := statementLabel(ps.toks)
+		if ps.label != "" {
+			label = ps.label
+		}
+		e.Msg = fmt.Sprintf("unexpected %s after a complete %s statement", describe(tok), label)
 	}
 	if e.Hint == "" {
 		e.Hint = ps.adminHint(i, word)
 	}
 	if e.Hint == "" {
 		e.Hint = ps.hint(tok, word, exp)
+	}
+	if e.Hint == "" && tok.kind == tkPunct && cmpOps[tok.text] != 0 && exp.puncts["+"] {
+		e.Hint = "comparisons do not chain: write a = b AND b = c, or (a = b) = TRUE"
 	}
 	if e.Hint == "" && exp.end && statementWords[word] && i > 0 {
 		e.Hint = "statements are separated by ';'"

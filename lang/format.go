@@ -22,17 +22,30 @@ func format(sb *strings.Builder, s Statement) {
 	case *ShowTopics:
 		sb.WriteString("SHOW TOPICS")
 		formatLike(sb, s.Like)
+		formatQuery(sb, &s.Query)
 	case *ShowGroups:
 		sb.WriteString("SHOW GROUPS")
 		formatLike(sb, s.Like)
+		formatQuery(sb, &s.Query)
+	case *ShowPartitions:
+		sb.WriteString("SHOW PARTITIONS")
+		if s.Topic != nil {
+			sb.WriteString(" OF " + QuoteName(*s.Topic))
+		}
+		formatLike(sb, s.Like)
+		formatQuery(sb, &s.Query)
 	case *ShowBrokers:
 		sb.WriteString("SHOW BROKERS")
+		formatQuery(sb, &s.Query)
 	case *ShowCluster:
 		sb.WriteString("SHOW CLUSTER")
+		formatQuery(sb, &s.Query)
 	case *DescribeTopic:
 		sb.WriteString("DESCRIBE TOPIC " + QuoteName(s.Topic))
+		formatQuery(sb, &s.Query)
 	case *DescribeGroup:
 		sb.WriteString("DESCRIBE GROUP " + QuoteName(s.Group))
+		formatQuery(sb, &s.Query)
 	case *Consume:
 		formatConsume(sb, s)
 	case *Produce:
@@ -63,7 +76,21 @@ func formatLike(sb *strings.Builder, like *string) {
 }
 
 func formatConsume(sb *strings.Builder, c *Consume) {
-	sb.WriteString("CONSUME " + QuoteName(c.Topic))
+	if c.Projection != nil {
+		sb.WriteString("SELECT ")
+		for i, it := range c.Projection {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			formatExpr(sb, it.X, 0)
+			if it.As != "" {
+				sb.WriteString(" AS " + QuoteName(it.As))
+			}
+		}
+		sb.WriteString(" FROM " + QuoteName(c.Topic))
+	} else {
+		sb.WriteString("CONSUME " + QuoteName(c.Topic))
+	}
 	if c.From != nil {
 		sb.WriteString(" FROM ")
 		formatStart(sb, c.From)
@@ -83,11 +110,34 @@ func formatConsume(sb *strings.Builder, c *Consume) {
 			sb.WriteByte(')')
 		}
 	}
+	if c.PartitionForKey != nil {
+		sb.WriteString(" PARTITION FOR KEY " + Quote(c.PartitionForKey))
+	}
+	if c.Where != nil {
+		sb.WriteString(" WHERE ")
+		formatExpr(sb, c.Where, 0)
+	}
+	if c.GroupBy != nil {
+		sb.WriteString(" GROUP BY ")
+		for i, g := range c.GroupBy {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			formatExpr(sb, g, 0)
+		}
+	}
+	formatOrderBy(sb, c.OrderBy)
 	if c.Limit != nil {
 		sb.WriteString(" LIMIT " + strconv.FormatInt(*c.Limit, 10))
 	}
+	if c.LimitAll {
+		sb.WriteString(" LIMIT ALL")
+	}
 	if c.Skip != nil {
 		sb.WriteString(" SKIP " + strconv.FormatInt(*c.Skip, 10))
+	}
+	if c.Follow {
+		sb.WriteString(" FOLLOW")
 	}
 }
 

@@ -13,6 +13,7 @@ func formatAdmin(sb *strings.Builder, s Statement) bool {
 		if s.All {
 			sb.WriteString(" ALL")
 		}
+		formatQuery(sb, &s.Query)
 	case *AlterConfigs:
 		sb.WriteString("ALTER ")
 		formatResource(sb, s.Resource)

@@ -18,6 +18,23 @@ func FuzzParse(f *testing.F) {
 	for _, tc := range errorCases {
 		f.Add(tc.src)
 	}
+	// The query grammar: expressions, projections, the record clauses
+	// and the metadata clauses.
+	for _, tc := range queryCases {
+		f.Add(tc.src)
+	}
+	for _, s := range []string{
+		"CONSUME t WHERE a - -1 * (b + 2) % 3 / 4 > -5.5 AND NOT x IS NULL OR y NOT IN (1, 'a', x'00') AND z NOT BETWEEN 1 AND 2",
+		"CONSUME t WHERE key ~ '\\d+' AND value !~ '(a|b)*' AND key LIKE '%\\%_' AND key ILIKE 'A'",
+		"SELECT value.a[0]['b c'].d AS x, count(DISTINCT key), sum(offset) FROM t GROUP BY value.a[0]['b c'].d ORDER BY x DESC LIMIT 3",
+		"CONSUME t WHERE timestamp BETWEEN TIMESTAMP '2026-01-02T03:04:05Z' AND 15m AGO FROM NEWEST LIMIT 5 FOLLOW",
+		"SHOW PARTITIONS OF t LIKE 'a%' WHERE leader IN (1, 2) ORDER BY partition DESC, topic LIMIT 2",
+		"SELECT offset FROM newest", "SELECT 'x' FROM newest", "SELECT x", "SELECT - - -1 FROM t",
+		"CONSUME t WHERE 'it''s' = \"a\"\"b\" PARTITION FOR KEY x''", "CONSUME t WHERE header(trace-id) = ''",
+		"CONSUME t WHERE -9223372036854775808 < - -9223372036854775808", "CONSUME t WHERE 1e5 = 1.0",
+	} {
+		f.Add(s)
+	}
 	for _, s := range []string{
 		"", ";", "--", "/*", "'", `'\`, "x'", "x''", "-", "+1", "1.5h", "µ", "\xff", "SHOW\x00TOPICS",
 		"CONSUME t FROM TAIL (0:0, 2147483647:9223372036854775807)",

@@ -61,10 +61,34 @@ type gStmt struct {
 }
 
 type gShow struct {
-	Listing string        `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
-	Like    *gLike        `parser:"         @@?"`
-	Single  string        `parser:"       | @('BROKERS' | 'CLUSTER')"`
-	Configs *gShowConfigs `parser:"       | @@ )"`
+	Listing string          `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
+	Like    *gLike          `parser:"         @@?"`
+	Parts   bool            `parser:"       | @'PARTITIONS'"`
+	Of      *gName          `parser:"         ( 'OF' @@ )?"`
+	PLike   *gLike          `parser:"         @@?"`
+	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
+	Configs *gShowConfigs   `parser:"       | @@ )"`
+	Query   []*gQueryClause `parser:"@@*"`
+}
+
+// gQueryClause is one of the [WHERE] [ORDER BY] [LIMIT] every SHOW and
+// DESCRIBE takes over its own columns.
+type gQueryClause struct {
+	Pos   lexer.Position
+	Where gExprNode     `parser:"  'WHERE' @@"`
+	Order []*gOrderItem `parser:"| 'ORDER' 'BY' @@ ( ',' @@ )*"`
+	Limit *gNum         `parser:"| 'LIMIT' @@"`
+}
+
+type gOrderItem struct {
+	Pos lexer.Position
+	X   gExprNode `parser:"@@"`
+	Dir string    `parser:"@('ASC' | 'DESC')?"`
+}
+
+type gSelItem struct {
+	X  gExprNode `parser:"@@"`
+	As *gName    `parser:"( 'AS' @@ )?"`
 }
 
 type gLike struct {
@@ -73,8 +97,9 @@ type gLike struct {
 }
 
 type gDescribe struct {
-	Kind string `parser:"('DESCRIBE' | 'DESC') @('TOPIC' | 'GROUP')"`
-	Name *gName `parser:"@@"`
+	Kind  string          `parser:"('DESCRIBE' | 'DESC') @('TOPIC' | 'GROUP')"`
+	Name  *gName          `parser:"@@"`
+	Query []*gQueryClause `parser:"@@*"`
 }
 
 type gName struct {
@@ -83,19 +108,40 @@ type gName struct {
 	Str  string `parser:"| @String"`
 }
 
+// gConsume is CONSUME and both readings of SELECT: the old one, SELECT
+// [*] [FROM] name, and the projection, SELECT expr, ... FROM name. A
+// SELECT whose projection reading fails is parsed again as the old form
+// (see parse), so every statement that parsed before still does.
 type gConsume struct {
-	Topic   *gName            `parser:"( 'CONSUME' 'FROM'? | 'SELECT' '*'? 'FROM'? ) @@"`
+	Topic   *gName            `parser:"( 'CONSUME' 'FROM'? @@"`
+	Select  *gSelect          `parser:"| 'SELECT' @@ )"`
 	Clauses []*gConsumeClause `parser:"@@*"`
 }
 
+type gSelect struct {
+	Star      bool        `parser:"  ( @'*' 'FROM'?"`
+	StarTopic *gName      `parser:"    @@ )"`
+	FromTopic *gName      `parser:"| 'FROM' @@"`
+	Items     []*gSelItem `parser:"| @@ ( ',' @@ )* 'FROM'"`
+	Topic     *gName      `parser:"  @@"`
+}
+
 type gConsumeClause struct {
-	Pos    lexer.Position
-	From   *gStart `parser:"  'FROM' @@"`
-	PartKw string  `parser:"| @('PARTITION' | 'PARTITIONS')"`
-	Parts  *gParts `parser:"  @@"`
-	Limit  *gNum   `parser:"| 'LIMIT' @@"`
-	SkipKw string  `parser:"| @('SKIP' | 'OFFSET')"`
-	Skip   *gNum   `parser:"  @@"`
+	Pos     lexer.Position
+	From    *gStart       `parser:"  'FROM' @@"`
+	PartKw  string        `parser:"| @('PARTITION' | 'PARTITIONS')"`
+	Parts   *gParts       `parser:"  @@"`
+	LimitKw bool          `parser:"| @'LIMIT'"`
+	All     bool          `parser:"  ( @'ALL'"`
+	Limit   *gNum         `parser:"  | @@ )"`
+	SkipKw  string        `parser:"| @('SKIP' | 'OFFSET')"`
+	Skip    *gNum         `parser:"  @@"`
+	Where   gExprNode     `parser:"| 'WHERE' @@"`
+	GroupKw bool          `parser:"| @'GROUP' 'BY'"`
+	GroupBy []gExprNode   `parser:"  @@ ( ',' @@ )*"`
+	OrderKw bool          `parser:"| @'ORDER' 'BY'"`
+	OrderBy []*gOrderItem `parser:"  @@ ( ',' @@ )*"`
+	Follow  bool          `parser:"| @'FOLLOW'"`
 }
 
 type gStart struct {
@@ -126,8 +172,9 @@ type gPair struct {
 }
 
 type gParts struct {
-	One  *gNum   `parser:"  @@"`
-	List []*gNum `parser:"| '(' @@ ( ',' @@ )* ')'"`
+	One    *gNum   `parser:"  @@"`
+	List   []*gNum `parser:"| '(' @@ ( ',' @@ )* ')'"`
+	ForKey *gLit   `parser:"| 'FOR' 'KEY' @@"`
 }
 
 type gNum struct {
@@ -241,6 +288,7 @@ var grammar = sync.OnceValue(func() *participle.Parser[gRoot] {
 	return participle.MustBuild[gRoot](
 		participle.Lexer(tokenDefinition{}),
 		participle.CaseInsensitive("Ident", "Probe"),
+		participle.ParseTypeWith(parseExprTokens),
 		// No lookahead: once an alternative has matched its first token it is
 		// chosen, so an error is reported at the token that broke it (the
 		// "two" of PARTITION (0,two,2)), not where an enclosing rule gave up.

@@ -7,24 +7,36 @@ type HelpEntry struct {
 	Example string // a statement that parses
 }
 
+// metaSuffix is what every SHOW and DESCRIBE takes after its own clauses.
+const metaSuffix = " [WHERE expr] [ORDER BY expr [ASC|DESC], ...] [LIMIT n]"
+
 var statementHelp = []HelpEntry{
-	{"SHOW TOPICS", "SHOW TOPICS [LIKE 'glob']", "SHOW TOPICS LIKE 'orders*'"},
-	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']  (alias SHOW CONSUMERS)", "SHOW GROUPS LIKE 'billing-*'"},
-	{"SHOW BROKERS", "SHOW BROKERS", "SHOW BROKERS"},
-	{"SHOW CLUSTER", "SHOW CLUSTER", "SHOW CLUSTER"},
-	{"DESCRIBE TOPIC", "DESCRIBE TOPIC name  (alias DESC)", "DESCRIBE TOPIC orders"},
-	{"DESCRIBE GROUP", "DESCRIBE GROUP name  (alias DESC)", "DESC GROUP billing"},
-	{"CONSUME", "CONSUME [FROM] name [FROM start] [PARTITION n | PARTITION (n, ...)] [LIMIT n] [SKIP n]\n" +
+	{"SHOW TOPICS", "SHOW TOPICS [LIKE 'glob']" + metaSuffix + "\n  glob: * or % any run, ? or _ one character", "SHOW TOPICS LIKE 'orders*' WHERE partitions > 3"},
+	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']" + metaSuffix + "  (alias SHOW CONSUMERS)\n  columns: group, state, protocol_type, coordinator, members, topics, lag",
+		"SHOW GROUPS WHERE lag > 1000 ORDER BY lag DESC LIMIT 10"},
+	{"SHOW PARTITIONS", "SHOW PARTITIONS [OF topic] [LIKE 'glob']" + metaSuffix +
+		"\n  columns: topic, partition, leader, replicas, in_sync_replicas, offline, under_replicated, earliest_offset, latest_offset, messages, internal",
+		"SHOW PARTITIONS WHERE in_sync_replicas < replicas"},
+	{"SHOW BROKERS", "SHOW BROKERS" + metaSuffix, "SHOW BROKERS"},
+	{"SHOW CLUSTER", "SHOW CLUSTER" + metaSuffix, "SHOW CLUSTER"},
+	{"DESCRIBE TOPIC", "DESCRIBE TOPIC name" + metaSuffix + "  (alias DESC)", "DESCRIBE TOPIC orders"},
+	{"DESCRIBE GROUP", "DESCRIBE GROUP name" + metaSuffix + "  (alias DESC)", "DESC GROUP billing"},
+	{"CONSUME", "CONSUME [FROM] name {clause}  |  SELECT * FROM name {clause}  |  SELECT expr [AS name], ... FROM name {clause}\n" +
+		"  clause := FROM start | PARTITION n | PARTITION (n, ...) | PARTITION FOR KEY 'k' | WHERE expr\n" +
+		"          | GROUP BY expr, ... | ORDER BY expr [ASC|DESC], ... | LIMIT n | LIMIT ALL | SKIP n | FOLLOW\n" +
 		"  start := NEWEST | OLDEST | OFFSET n | TIMESTAMP time | duration AGO | TAIL (p:o, ...) | ANCHOR (p:o, ...)\n" +
-		"  alias: SELECT [*] FROM name ...; clauses in any order, each at most once",
-		"CONSUME orders FROM 15m AGO PARTITION (0, 2) LIMIT 20"},
+		"  expr: columns partition, offset, timestamp, key, value, headers; JSON paths value.a.b, value.items[0];\n" +
+		"        = != < <= > >= LIKE ILIKE ~ !~ IN BETWEEN IS NULL AND OR NOT + - * / %;\n" +
+		"        length lower upper coalesce header; count min max sum avg\n" +
+		"  clauses in any order, each at most once",
+		"SELECT key, value.total FROM orders FROM 15m AGO WHERE value.total > 100 LIMIT 20"},
 	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [PARTITION n] [HEADER k v ...]\n" +
 		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
 	{"DROP TOPIC", "DROP TOPIC [IF EXISTS] name", "DROP TOPIC IF EXISTS orders"},
-	{"SHOW CONFIGS", "SHOW CONFIGS FOR TOPIC name [ALL] | FOR BROKER id [ALL] | FOR CLUSTER\n" +
+	{"SHOW CONFIGS", "SHOW CONFIGS FOR TOPIC name [ALL] | FOR BROKER id [ALL] | FOR CLUSTER" + metaSuffix + "\n" +
 		"  without ALL: only what was set (not defaults); CLUSTER: the dynamic defaults of every broker",
 		"SHOW CONFIGS FOR TOPIC orders"},
 	{"ALTER TOPIC", "ALTER TOPIC name SET (config.name = 'value', ...) [UNSET (config.name, ...)]",

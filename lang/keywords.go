@@ -13,10 +13,12 @@ var keywordOrder = []string{
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
 	"INTO", "KEY", "VALUE", "PAYLOAD",
-	"PARTITION", "PARTITIONS", "LIMIT", "SKIP", "HEADER", "NULL",
+	"PARTITION", "PARTITIONS", "FOR", "WHERE", "ORDER", "BY", "LIMIT", "ALL", "SKIP", "FOLLOW", "HEADER", "NULL",
 	"REPLICATION", "WITH", "IF", "EXISTS",
-	"CONFIGS", "FOR", "BROKER", "ALL", "SET", "UNSET",
-	"TO", "SHIFT", "BY", "RECORDS", "BEFORE", "EXECUTE",
+	"OF", "ASC", "AS",
+	"AND", "OR", "NOT", "IS", "IN", "ILIKE", "BETWEEN", "DISTINCT", "TRUE", "FALSE",
+	"CONFIGS", "BROKER", "SET", "UNSET",
+	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

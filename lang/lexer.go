@@ -20,7 +20,7 @@ const (
 	tkHex              // x'...'; text keeps the x and the quotes
 	tkNumber           // decimal integer with optional sign
 	tkDuration         // digit-led word with a unit, e.g. 15m, 1h30m
-	tkPunct            // ( ) , : = * ;
+	tkPunct            // ( ) , : = * ; and the expression operators + - / % < <= > >= != <> ~ !~ [ ]
 )
 
 type token struct {
@@ -136,8 +136,21 @@ func lex(src string) ([]token, *lexError) {
 				return nil, e
 			}
 			emit(kind, end)
-		case strings.IndexByte("(),:=*;", c) >= 0:
+		case strings.IndexByte("(),:=*;+-/%~[]", c) >= 0:
 			emit(tkPunct, i+1)
+		case c == '<' || c == '>' || c == '!':
+			end := i + 1
+			if i+1 < len(src) {
+				two := src[i : i+2]
+				if two == "<=" || two == ">=" || two == "<>" || two == "!=" || two == "!~" {
+					end = i + 2
+				}
+			}
+			if end == i+1 && c == '!' {
+				return nil, &lexError{off: i, msg: "unexpected character '!'",
+					hint: "write != for not equal, !~ for does not match a regular expression, or NOT"}
+			}
+			emit(tkPunct, end)
 		default:
 			r, size := utf8.DecodeRuneInString(src[i:])
 			e := &lexError{off: i, msg: fmt.Sprintf("unexpected character %s", describeRune(r, size, src[i]))}
@@ -161,7 +174,7 @@ func lex(src string) ([]token, *lexError) {
 // wordAround returns the run of characters around src[i] up to whitespace,
 // punctuation or a quote: the name the user meant to write.
 func wordAround(src string, i int) string {
-	stop := func(c byte) bool { return isSpace(c) || isQuote(c) || strings.IndexByte("(),:=*;", c) >= 0 }
+	stop := func(c byte) bool { return isSpace(c) || isQuote(c) || strings.IndexByte("(),:=*;+/%<>!~[]", c) >= 0 }
 	lo, hi := i, i
 	for lo > 0 && !stop(src[lo-1]) {
 		lo--
@@ -241,7 +254,8 @@ done:
 // the three quote characters. It returns the bytes and the offset after the
 // closing quote. A backslash escapes the next character; the escapes are
 // \\ \" \' \` \n \t \r \0 \xHH (one raw byte) and \u{H...} (UTF-8 of a code
-// point). Anything else is an error at the backslash, never dropped.
+// point). Anything else is an error at the backslash, never dropped. As in
+// SQL, a doubled quote character inside is one quote: 'it”s', "a""b".
 func readQuoted(src string, i int) ([]byte, int, *lexError) {
 	q := src[i]
 	out := make([]byte, 0, 16)
@@ -249,6 +263,10 @@ func readQuoted(src string, i int) ([]byte, int, *lexError) {
 	for j < len(src) {
 		c := src[j]
 		switch {
+		case c == q && j+1 < len(src) && src[j+1] == q:
+			out = append(out, q) // SQL's doubled quote: 'it''s' is it's
+			j += 2
+			continue
 		case c == q:
 			return out, j + 1, nil
 		case c != '\\':
@@ -314,7 +332,7 @@ func unclosedHint(q byte) string {
 	if q == '"' {
 		other = '\''
 	}
-	return fmt.Sprintf("a %c inside a %c...%c string must be written \\%c (or quote the string with %c...%c)", q, q, q, q, other, other)
+	return fmt.Sprintf("a %c inside a %c...%c string must be written \\%c or %c%c (or quote the string with %c...%c)", q, q, q, q, q, q, other, other)
 }
 
 // readCodePoint reads "{H...}" at the start of s.

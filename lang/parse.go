@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,15 +72,72 @@ func parse(src string) (Statement, *Error) {
 		toks = append(toks[:n], eof)
 	}
 	ps := &parseState{src: src, toks: toks}
-	root, err := parseTokens(participleTokens(toks))
+	st, e, syntactic := ps.parseAll()
+	if e == nil {
+		return st, nil
+	}
+	// SELECT x ... reads two ways: a projection (SELECT offset FROM newest:
+	// the column offset of topic newest) and the old SELECT [*] [FROM] name
+	// (topic offset, from the newest records). The projection reading is
+	// tried first and wins when it parses; otherwise the statement is read
+	// as the old form, exactly as CONSUME, so nothing that parsed before
+	// this grammar had projections reads differently unless it also reads
+	// as a projection.
+	sel := oldSelectAt(toks)
+	if sel < 0 {
+		return nil, e
+	}
+	old := append([]token(nil), toks...)
+	old[sel].text = "CONSUME"
+	ops := &parseState{src: src, toks: old, label: "SELECT"}
+	st2, e2, _ := ops.parseAll()
+	if e2 == nil {
+		return st2, nil
+	}
+	// Both readings fail: show the projection's error unless the old
+	// reading got strictly further through the statement.
+	// The old form's error is shown when it got further, or got as far and
+	// has a likely fix (SELECT orders FROM NEWST: did you mean NEWEST?).
+	oldBetter := e2.after(e.oldAfter[0], e.oldAfter[1]) ||
+		e2.Line == e.oldAfter[0] && e2.Col == e.oldAfter[1] && strings.HasPrefix(e2.Hint, "did you mean")
+	sameButHint := e2.Line == e.Line && e2.Col == e.Col && strings.HasPrefix(e2.Hint, "did you mean") && e.Hint == ""
+	if e.oldForm && oldBetter || syntactic && (e2.after(e.Line, e.Col) || sameButHint) {
+		return nil, e2
+	}
+	return nil, e
+}
+
+// oldSelectAt returns the index of a SELECT that may also be read as the
+// old form SELECT name (not followed by * or FROM, which read only one
+// way), or -1.
+func oldSelectAt(toks []token) int {
+	i := 0
+	if toks[0].kind == tkWord && strings.EqualFold(toks[0].text, "EXPLAIN") {
+		i = 1
+	}
+	if i+1 >= len(toks) || toks[i].kind != tkWord || !strings.EqualFold(toks[i].text, "SELECT") {
+		return -1
+	}
+	next := toks[i+1]
+	if next.kind == tkPunct && next.text == "*" || next.kind == tkWord && strings.EqualFold(next.text, "FROM") {
+		return -1
+	}
+	return i
+}
+
+// parseAll runs the grammar and the conversion; syntactic says the error
+// came from the grammar rather than from a check in convert.
+func (ps *parseState) parseAll() (Statement, *Error, bool) {
+	root, err := parseTokens(participleTokens(ps.toks))
 	if err != nil {
 		var perr participle.Error
 		if !errors.As(err, &perr) {
-			return nil, ps.errAtToken(0, "%v", err)
+			return nil, ps.errAtToken(0, "%v", err), true
 		}
-		return nil, ps.syntaxError(ps.tokenAt(perr.Position().Offset))
+		return nil, ps.syntaxError(ps.tokenAt(perr.Position().Offset)), true
 	}
-	return ps.convert(root)
+	st, e := ps.convert(root)
+	return st, e, false
 }
 
 // convert turns the grammar's tree into the AST, checking what the grammar
@@ -104,10 +162,14 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		if e != nil {
 			return nil, e
 		}
+		var st Queryable = &DescribeTopic{Topic: name}
 		if strings.EqualFold(g.Describe.Kind, "GROUP") {
-			return &DescribeGroup{Group: name}, nil
+			st = &DescribeGroup{Group: name}
 		}
-		return &DescribeTopic{Topic: name}, nil
+		if e := ps.query(g.Describe.Query, st); e != nil {
+			return nil, e
+		}
+		return st, nil
 	case g.Consume != nil:
 		return ps.consume(g.Consume)
 	case g.Produce != nil:
@@ -132,27 +194,51 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 
 func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	if g.Configs != nil {
-		return ps.showConfigs(g.Configs)
-	}
-	var like *string
-	if g.Like != nil {
-		b, e := ps.unquote(g.Like.Pos, g.Like.Pattern)
+		st, e := ps.showConfigs(g.Configs)
 		if e != nil {
 			return nil, e
 		}
-		s := string(b)
-		like = &s
+		if e := ps.query(g.Query, st.(*ShowConfigs)); e != nil {
+			return nil, e
+		}
+		return st, nil
 	}
+	var like *string
+	for _, l := range []*gLike{g.Like, g.PLike} {
+		if l != nil {
+			b, e := ps.unquote(l.Pos, l.Pattern)
+			if e != nil {
+				return nil, e
+			}
+			s := string(b)
+			like = &s
+		}
+	}
+	var st Queryable
 	switch strings.ToUpper(g.Listing + g.Single) {
 	case "TOPICS":
-		return &ShowTopics{Like: like}, nil
+		st = &ShowTopics{Like: like}
 	case "GROUPS", "CONSUMERS":
-		return &ShowGroups{Like: like}, nil
+		st = &ShowGroups{Like: like}
 	case "BROKERS":
-		return &ShowBrokers{}, nil
-	default: // CLUSTER; the grammar allows nothing else
-		return &ShowCluster{}, nil
+		st = &ShowBrokers{}
+	case "CLUSTER":
+		st = &ShowCluster{}
+	default: // PARTITIONS; the grammar allows nothing else
+		sp := &ShowPartitions{Like: like}
+		if g.Of != nil {
+			name, e := ps.name(g.Of, "topic")
+			if e != nil {
+				return nil, e
+			}
+			sp.Topic = &name
+		}
+		st = sp
 	}
+	if e := ps.query(g.Query, st); e != nil {
+		return nil, e
+	}
+	return st, nil
 }
 
 func (ps *parseState) unquote(pos lexer.Position, raw string) ([]byte, *Error) {
@@ -222,12 +308,59 @@ func (ps *parseState) once(seen clauses, name, written string, pos lexer.Positio
 }
 
 func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
-	topic, e := ps.name(g.Topic, "topic")
+	topicName := g.Topic
+	var items []*gSelItem
+	if sel := g.Select; sel != nil {
+		topicName = sel.StarTopic
+		if sel.FromTopic != nil {
+			topicName = sel.FromTopic
+		}
+		if sel.Topic != nil {
+			topicName, items = sel.Topic, sel.Items
+		}
+	}
+	topic, e := ps.name(topicName, "topic")
 	if e != nil {
 		return nil, e
 	}
 	c := &Consume{Topic: topic}
 	seen := clauses{}
+	if len(items) == 1 && items[0].As == nil {
+		// SELECT 'name' FROM ... and SELECT name FROM ..., where name is no
+		// column, are the old form: the topic name, then a FROM clause.
+		g := items[0].X.(*gExpr)
+		col, isCol := g.X.(*Column)
+		_, isText := g.X.(*BytesLit)
+		if isText {
+			e := ps.errAt(g.Pos, "a quoted text after SELECT is the topic, as in SELECT 'my topic' FROM NEWEST")
+			e.oldForm = true
+			return nil, e
+		}
+		if isCol && col.Path == nil && !slices.Contains(RecordColumns, col.Name) {
+			e := ps.checkColumn(g.Pos, col, recordScope(true))
+			e.Hint += "; to read the topic " + col.Name + ", write CONSUME " + QuoteName(col.Name)
+			e.oldForm = true
+			e.oldAfter = [2]int{g.Pos.Line, g.Pos.Column}
+			if t := ps.toks[ps.tokenAt(topicName.Pos.Offset)]; true {
+				e.oldAfter = [2]int{t.line, t.col}
+			}
+			return nil, e
+		}
+	}
+	for _, it := range items {
+		x, e := ps.expr(it.X, recordScope(true))
+		if e != nil {
+			return nil, e
+		}
+		item := SelectItem{X: x}
+		if it.As != nil {
+			if item.As, e = ps.name(it.As, "column"); e != nil {
+				return nil, e
+			}
+		}
+		c.Projection = append(c.Projection, item)
+	}
+	var orderBy []*gOrderItem
 	for _, cl := range g.Clauses {
 		switch {
 		case cl.From != nil:
@@ -240,6 +373,17 @@ func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
 		case cl.Parts != nil:
 			if e := ps.once(seen, "PARTITION", cl.PartKw, cl.Pos); e != nil {
 				return nil, e
+			}
+			if cl.Parts.ForKey != nil {
+				k, e := ps.literal(cl.Parts.ForKey)
+				if e != nil {
+					return nil, e
+				}
+				if k.Null {
+					return nil, ps.errAt(cl.Parts.ForKey.Pos, "PARTITION FOR KEY NULL: a null key has no partition (the partitioner spreads null keys round robin)")
+				}
+				c.PartitionForKey = k.Bytes
+				continue
 			}
 			nums := cl.Parts.List
 			if cl.Parts.One != nil {
@@ -259,9 +403,13 @@ func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
 				parts = append(parts, p)
 			}
 			c.Partitions = parts
-		case cl.Limit != nil:
+		case cl.LimitKw:
 			if e := ps.once(seen, "LIMIT", "LIMIT", cl.Pos); e != nil {
 				return nil, e
+			}
+			if cl.All {
+				c.LimitAll = true
+				continue
 			}
 			v, e := ps.number(cl.Limit, 1, maxLimit, "LIMIT", limitRange)
 			if e != nil {
@@ -277,7 +425,39 @@ func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
 				return nil, e
 			}
 			c.Skip = &v
+		case cl.Where != nil:
+			if e := ps.once(seen, "WHERE", "WHERE", cl.Pos); e != nil {
+				return nil, e
+			}
+			if c.Where, e = ps.expr(cl.Where, recordScope(false)); e != nil {
+				return nil, e
+			}
+		case cl.GroupKw:
+			if e := ps.once(seen, "GROUP BY", "GROUP BY", cl.Pos); e != nil {
+				return nil, e
+			}
+			c.GroupBy = make([]Expr, 0, len(cl.GroupBy))
+			for _, g := range cl.GroupBy {
+				x, e := ps.expr(g, recordScope(false))
+				if e != nil {
+					return nil, e
+				}
+				c.GroupBy = append(c.GroupBy, x)
+			}
+		case cl.OrderKw:
+			if e := ps.once(seen, "ORDER BY", "ORDER BY", cl.Pos); e != nil {
+				return nil, e
+			}
+			orderBy = cl.OrderBy
+		case cl.Follow:
+			if e := ps.once(seen, "FOLLOW", "FOLLOW", cl.Pos); e != nil {
+				return nil, e
+			}
+			c.Follow = true
 		}
+	}
+	if e := ps.checkRecordQuery(c, items, orderBy, seen); e != nil {
+		return nil, e
 	}
 	return c, nil
 }

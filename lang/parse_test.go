@@ -335,8 +335,8 @@ func TestExpectedLists(t *testing.T) {
 	}{
 		{"CONSUME orders FROM", []string{"NEWEST", "OLDEST", "OFFSET", "TIMESTAMP", "TAIL", "ANCHOR", "a duration AGO"}},
 		{"FOO", []string{"SHOW", "DESCRIBE", "CONSUME", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN"}},
-		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "CONFIGS"}},
-		{"CONSUME t x", []string{"FROM", "PARTITION", "LIMIT", "SKIP", "end of statement"}},
+		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "PARTITIONS", "CONFIGS"}},
+		{"CONSUME t x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "end of statement"}},
 		{"PRODUCE t VALUE", []string{"a string", "x'hex'", "NULL"}},
 		{"PRODUCE t VALUE 'v' x", []string{"KEY", "VALUE", "PARTITION", "HEADER", "end of statement"}},
 		{"CREATE TOPIC t x", []string{"PARTITIONS", "REPLICATION", "WITH", "end of statement"}},

@@ -59,6 +59,13 @@ type Noticer interface {
 	Notices() []string
 }
 
+// Warner is implemented by results that have warnings for the user (shown
+// on stderr even with --quiet): for example values a WHERE could not
+// compare. Warnings are read after the last row.
+type Warner interface {
+	Warnings() []string
+}
+
 // Slice is a Result over rows already in memory, for small answers
 // (metadata, groups, a produced record).
 type Slice struct {
@@ -66,6 +73,7 @@ type Slice struct {
 	Rows    []Row
 	Failure error    // returned by Err after the last row: a partial answer's error
 	Notes   []string // returned by Notices
+	Warns   []string // returned by Warnings
 	i       int
 }
 
@@ -89,8 +97,9 @@ func (s *Slice) Err() error {
 	return s.Failure
 }
 
-func (s *Slice) Close()            {}
-func (s *Slice) Notices() []string { return s.Notes }
+func (s *Slice) Close()             {}
+func (s *Slice) Notices() []string  { return s.Notes }
+func (s *Slice) Warnings() []string { return s.Warns }
 
 // PartialError says that the rows that came were true but incomplete: some
 // brokers or partitions did not answer. Renderers print the rows, then the

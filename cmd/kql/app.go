@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/fatih/color"
@@ -188,6 +189,10 @@ type app struct {
 	outName  string
 
 	pager exec.Pager // the last CONSUME, for \next
+	// lastStmt is the last statement the REPL ran, for \watch.
+	lastStmt lang.Statement
+	// watchNow is \watch's clock (tests replace it).
+	watchNow func() time.Time
 	// pagerForward: the last CONSUME read forward (\next goes newer)
 	pagerForward bool
 	failed       bool // a statement failed or was partial: exit 1

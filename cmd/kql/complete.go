@@ -164,8 +164,10 @@ func completions(word string, before []string, topics, groups []string) []string
 	}
 	quoted := strings.HasPrefix(word, `"`) || strings.HasPrefix(word, "'") || strings.HasPrefix(word, "`")
 	switch {
-	case prev == "TOPIC" || prev == "INTO" || prev == "EXISTS":
+	case prev == "TOPIC" || prev == "INTO" || prev == "EXISTS" || prev == "OF":
 		return nameSuffixes(word, topics)
+	case prev == "FROM" && selectFirstFrom(before):
+		return nameSuffixes(word, topics) // SELECT key, value FROM t
 	case prev == "GROUP":
 		return nameSuffixes(word, groups)
 	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*" || prev2 == "RECORDS"):
@@ -192,6 +194,25 @@ func completions(word string, before []string, topics, groups []string) []string
 		return keywordSuffixes(word, statementVerbs)
 	}
 	return keywordSuffixes(word, keywords())
+}
+
+// selectFirstFrom reports whether the words before end with the first FROM
+// of a SELECT with a projection: the topic comes next.
+func selectFirstFrom(before []string) bool {
+	i := 0
+	if len(before) > 0 && strings.EqualFold(before[0], "EXPLAIN") {
+		i = 1
+	}
+	if len(before) <= i || !strings.EqualFold(before[i], "SELECT") {
+		return false
+	}
+	froms := 0
+	for _, w := range before[i:] {
+		if strings.EqualFold(w, "FROM") {
+			froms++
+		}
+	}
+	return froms == 1
 }
 
 var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",

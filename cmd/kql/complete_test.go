@@ -34,6 +34,9 @@ func TestCompletions(t *testing.T) {
 		{`\for`, []string{"mat "}},
 		{`\format js`, []string{"on", "onl"}},
 		{"SHOW TOPICS LIKE 'o", nil},
+		{"SHOW PARTITIONS OF pa", []string{"yments "}},
+		{"SELECT key, value FROM pa", []string{"yments "}},
+		{"SELECT key FROM orders FROM NE", []string{"WEST "}},
 	} {
 		line := []rune(tc.line)
 		c := &nameCache{topics: topics, groups: groups, loaded: time.Now(), ctx: context.Background()}

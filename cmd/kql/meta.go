@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"github.com/kql-dev/kql/kafka"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/kql-dev/kql/lang"
 )
 
 // metaCommand is one backslash command of the REPL. They live in one table
@@ -32,6 +36,7 @@ func metaCommands() []metaCommand {
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
+		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C", (*app).metaWatch},
 		{"set", "[confirm on|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP and the EXECUTE forms (default on)", (*app).metaSet},
 		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
 	}
@@ -265,4 +270,69 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 		a.noticef("connected to %s", strings.Join(bootstrap, ","))
 	}
 	return nil
+}
+
+// metaWatch re-runs the last statement every interval until Ctrl-C: on a
+// terminal the screen is cleared first, and a header line names the
+// statement, the interval and the time. It refuses statements that write
+// (PRODUCE, CREATE, DROP): watching them would write again and again.
+func (a *app) metaWatch(ctx context.Context, arg string) error {
+	interval := 2 * time.Second
+	if arg != "" {
+		secs, err := strconv.ParseFloat(arg, 64)
+		if err != nil || secs <= 0 || secs > 86400 || math.IsNaN(secs) {
+			return fmt.Errorf(`\watch: want a number of seconds between 0 and 86400, as in \watch 5, got %q`, arg)
+		}
+		interval = time.Duration(secs * float64(time.Second))
+	}
+	stmt := a.lastStmt
+	if stmt == nil {
+		return fmt.Errorf(`\watch re-runs the last statement, and there is none yet: run one, then \watch`)
+	}
+	inner := stmt
+	if e, ok := stmt.(*lang.Explain); ok {
+		inner = e.Stmt
+	}
+	switch c := inner.(type) {
+	case *lang.Produce, *lang.CreateTopic, *lang.DropTopic:
+		if inner == stmt {
+			return fmt.Errorf(`\watch does not repeat %s: it would write to the cluster every time`, strings.Fields(formatStatement(stmt))[0])
+		}
+	case *lang.Consume:
+		if c.Follow {
+			return fmt.Errorf(`\watch does not repeat a FOLLOW: it never ends by itself`)
+		}
+	}
+	now := a.watchNow
+	if now == nil {
+		now = time.Now
+	}
+	wctx, stop := a.rt.statementContext(ctx)
+	defer stop()
+	name := strings.TrimSuffix(formatStatement(stmt), ";")
+	every := strconv.FormatFloat(interval.Seconds(), 'f', -1, 64) + "s"
+	for {
+		if a.ios.OutTTY && a.outFile == nil {
+			fmt.Fprint(a.out, "\x1b[H\x1b[2J") // clear the screen, cursor home
+		}
+		fmt.Fprintf(a.stderr, "Every %s: %s    %s (Ctrl-C stops)\n", every, name, now().Format("2006-01-02 15:04:05"))
+		out, err := a.execute(wctx, stmt)
+		if wctx.Err() != nil {
+			return nil // Ctrl-C: back to the prompt
+		}
+		if err != nil {
+			if out == partial {
+				a.warnf("%v", err)
+			} else {
+				return fmt.Errorf(`\watch stopped: %w`, err)
+			}
+		}
+		t := time.NewTimer(interval)
+		select {
+		case <-wctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
 }

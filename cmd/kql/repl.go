@@ -170,6 +170,7 @@ func (r *repl) runStatements(ctx context.Context) replState {
 // runInteractive runs one statement with Ctrl-C bound to it alone: the
 // statement is cancelled, the shell goes back to the prompt.
 func (a *app) runInteractive(ctx context.Context, stmt lang.Statement) {
+	a.lastStmt = stmt
 	sctx, stop := a.rt.statementContext(ctx)
 	defer stop()
 	out, err := a.execute(sctx, stmt)

@@ -278,3 +278,40 @@ func TestHistoryThatCannotBeWrittenWarnsOnce(t *testing.T) {
 		t.Fatalf("want exactly one warning that history is off, got %d:\n%s", n, r.stderr)
 	}
 }
+
+func TestMetaWatch(t *testing.T) {
+	h := newHarness(t)
+	h.interrupt = make(chan struct{})
+	calls := 0
+	h.exec.answers["ShowTopics"] = func(context.Context, lang.Statement) (result.Result, error) {
+		calls++
+		if calls == 4 { // the statement, then three \watch runs: Ctrl-C
+			close(h.interrupt)
+		}
+		return result.NewSlice(topicCols, []result.Row{{"orders", int64(calls)}}), nil
+	}
+	r := h.repl("SHOW TOPICS WHERE partitions > 1;\n\\watch 0.01\n")
+	if calls != 4 {
+		t.Fatalf(`\watch ran the statement %d times, want 1 + 3:\n%s`, calls, r)
+	}
+	if n := strings.Count(r.stderr, "Every 0.01s: SHOW TOPICS WHERE partitions > 1    "); n != 3 {
+		t.Errorf("want a header line per run, got %d:\n%s", n, r.stderr)
+	}
+	if n := strings.Count(r.stdout, "\x1b[H\x1b[2J"); n != 3 {
+		t.Errorf("want the screen cleared before each run on a terminal, got %d", n)
+	}
+	if r.code != 0 {
+		t.Errorf("Ctrl-C ends \\watch, not the shell: %s", r)
+	}
+
+	h2 := newHarness(t)
+	r = h2.repl("\\watch\nSHOW TOPICS;\n\\watch x\n\\watch -1\nPRODUCE INTO t VALUE 'v';\n\\watch\n")
+	for _, want := range []string{`\watch re-runs the last statement, and there is none yet`,
+		`\watch: want a number of seconds between 0 and 86400, as in \watch 5, got "x"`, `got "-1"`,
+		`\watch does not repeat PRODUCE: it would write to the cluster every time`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("missing %q in:\n%s", want, r.stderr)
+		}
+	}
+
+}

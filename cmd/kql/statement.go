@@ -50,7 +50,9 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		ctx, cancel = context.WithTimeoutCause(ctx, a.opts.timeout, errStatementTimeout{a.opts.timeout})
 		defer cancel()
 	}
-	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(stmt)), ";")
+	// Redacted: this text names the statement in errors, and a secret
+	// given to ALTER ... SET is never echoed.
+	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(exec.Redacted(stmt))), ";")
 	// Only while a statement runs: the completer's background refreshes
 	// must not print over the prompt. The waits are kept so that a
 	// statement cut off by --timeout or Ctrl-C can name the brokers that
@@ -87,6 +89,11 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	if n, ok := res.(result.Noticer); ok {
 		for _, note := range n.Notices() {
 			a.noticef("%s", note)
+		}
+	}
+	if w, ok := res.(result.Warner); ok {
+		for _, warning := range w.Warnings() {
+			a.warnf("%s", warning)
 		}
 	}
 	if a.timing {

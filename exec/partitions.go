@@ -1,0 +1,103 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var showPartitionsCols = []result.Column{
+	col("topic", result.String), col("partition", result.Int), col("leader", result.Int),
+	col("replicas", result.Ints), col("in_sync_replicas", result.Ints), col("offline", result.Bool),
+	col("under_replicated", result.Bool), col("earliest_offset", result.Int), col("latest_offset", result.Int),
+	col("messages", result.Int), col("internal", result.Bool),
+}
+
+// showPartitions is one row per partition of the cluster (or of one
+// topic), internal topics included and marked: one Metadata, then the
+// earliest and latest offsets, one ListOffsets per leader broker per bound,
+// both bounds concurrently. A partition whose leader did not answer (or
+// that has none: offline) keeps its row with NULL offsets, and the result
+// is partial.
+func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (result.Result, error) {
+	match, err := likeMatcher(st.Like)
+	if err != nil {
+		return nil, err
+	}
+	var topics []string
+	if st.Topic != nil {
+		topics = []string{*st.Topic}
+	}
+	m, err := s.cl.Metadata(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	if st.Topic != nil && m.Topics[*st.Topic] == nil {
+		return nil, &kafka.UnknownTopicError{Topic: *st.Topic}
+	}
+	var parts []kafka.TopicPartition
+	var names []string
+	for _, name := range m.TopicNames() {
+		if match(name) {
+			names = append(names, name)
+			parts = append(parts, partitionsOf(m.Topics[name])...)
+		}
+	}
+	var (
+		earliest, latest map[kafka.TopicPartition]kafka.OffsetAnswer
+		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
+		eerr, lerr       error
+		wg               sync.WaitGroup
+	)
+	if len(parts) > 0 {
+		wg.Go(func() { earliest, efail, eerr = s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false) })
+		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+		wg.Wait()
+	}
+	if eerr != nil {
+		return nil, eerr
+	}
+	if lerr != nil {
+		return nil, lerr
+	}
+	rows := make([]result.Row, 0, len(parts))
+	for _, name := range names {
+		t := m.Topics[name]
+		ps := slices.Clone(t.Partitions)
+		slices.SortFunc(ps, func(a, b kafka.Partition) int { return int(a.ID) - int(b.ID) })
+		for _, p := range ps {
+			tp := kafka.TopicPartition{Topic: name, Partition: p.ID}
+			var leader, lo, hi, n any
+			if p.Leader >= 0 {
+				leader = int64(p.Leader)
+			}
+			e, eok := earliest[tp]
+			l, lok := latest[tp]
+			if eok {
+				lo = e.Offset
+			}
+			if lok {
+				hi = l.Offset
+			}
+			if eok && lok {
+				n = l.Offset - e.Offset
+			}
+			rows = append(rows, result.Row{name, int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR),
+				p.Leader < 0, len(p.ISR) < len(p.Replicas), lo, hi, n, t.Internal})
+		}
+	}
+	res := result.NewSlice(showPartitionsCols, rows)
+	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
+		what := "SHOW PARTITIONS (offsets of some partitions)"
+		if st.Topic != nil {
+			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets of some partitions)", *st.Topic)
+		}
+		res.Failure = &result.PartialError{What: what, Missing: missing}
+	}
+	return res, nil
+}

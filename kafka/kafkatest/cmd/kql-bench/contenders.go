@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchEnv is what every contender needs to know about this run.
+type benchEnv struct {
+	cfg       *config
+	tmp       string // scratch directory for outputs
+	kql       string // kql binary
+	self      string // this binary, re-executed for -floor and -exec-consume
+	kcat      string // "" when kcat is not installed
+	bootstrap string // host:port,...
+	flatTopic string
+}
+
+// goal is one target from issue 9 a contender is held to.
+type goal struct {
+	wallRef    string  // wall <= wallMax x this contender's wall ("" : no wall goal)
+	wallMax    float64 //
+	rssMaxMiB  float64 // peak RSS <= this (0: no RSS goal)
+	flatRef    string  // peak RSS <= flatMax x this contender's peak RSS ("": none)
+	flatMax    float64 //
+	writeStats bool    // count this contender's write syscalls once, with strace
+}
+
+// contender is one program the bench times. Each run is its own process,
+// its stdout goes to a file, and check validates that file after every run
+// (untimed), so a run that read too little never counts.
+type contender struct {
+	name    string
+	argv    []string
+	records int64         // records one run reads; 0 for one-shot statements
+	timeout time.Duration // kill the child after this
+	check   func(path string) error
+	goal    goal
+}
+
+const floorName = "floor (franz-go)"
+
+// contenders lists what this run times, in the order of the report, and
+// notes on what was skipped or substituted.
+func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error) {
+	c := e.cfg
+	n := c.n
+	limit := func(topic string, from string, lim int64) string {
+		return fmt.Sprintf("CONSUME %s FROM %s LIMIT %d", topic, from, lim)
+	}
+	kqlArgv := func(stmt, format string) []string {
+		return []string{e.kql, "-b", e.bootstrap, "-e", stmt, "--format", format}
+	}
+	var notes []string
+	cs := []*contender{
+		{name: floorName, argv: []string{e.self, "-floor", "-b", e.bootstrap, "-topic", c.topic},
+			records: n, check: checkCount(n)},
+		{name: "kql jsonl OLDEST", argv: kqlArgv(limit(c.topic, "OLDEST", n), "jsonl"),
+			records: n, check: checkJSONL(n, true),
+			goal: goal{wallRef: floorName, wallMax: 1.3, rssMaxMiB: 64, writeStats: true}},
+		{name: "kql jsonl NEWEST", argv: kqlArgv(limit(c.topic, "NEWEST", n), "jsonl"),
+			records: n, check: checkJSONL(n, true),
+			goal: goal{wallRef: floorName, wallMax: 1.3, rssMaxMiB: 64}},
+		{name: "kql csv", argv: kqlArgv(limit(c.topic, "OLDEST", n), "csv"),
+			records: n, check: checkDelimited(n),
+			goal: goal{wallRef: floorName, wallMax: 1.5, rssMaxMiB: 64}},
+		{name: "kql tsv", argv: kqlArgv(limit(c.topic, "OLDEST", n), "tsv"),
+			records: n, check: checkDelimited(n),
+			goal: goal{wallRef: floorName, wallMax: 1.5, rssMaxMiB: 64}},
+		{name: "kql table", argv: kqlArgv(limit(c.topic, "OLDEST", n), "table"),
+			records: n, check: checkTable(n),
+			goal: goal{wallRef: floorName, wallMax: 3, rssMaxMiB: 64}},
+	}
+	if e.kcat != "" {
+		cs = append(cs, &contender{name: "kcat -C -J", records: n, check: checkJSONL(n, false),
+			argv: []string{e.kcat, "-C", "-J", "-e", "-q", "-o", "beginning", "-b", e.bootstrap, "-t", c.topic}})
+	} else {
+		notes = append(notes, fmt.Sprintf("%s is not on PATH: the kcat -C -J read and the kcat -L reference are skipped (apt-get install kcat)", c.kcat))
+	}
+
+	if c.flat {
+		flatTimeout := c.timeout * time.Duration((c.flatN+n-1)/n)
+		stmt := limit(e.flatTopic, "OLDEST", c.flatN)
+		if kqlAccepts(ctx, e.kql, stmt) {
+			cs = append(cs, &contender{name: "kql jsonl flat", argv: kqlArgv(stmt, "jsonl"),
+				records: c.flatN, timeout: flatTimeout, check: checkJSONL(c.flatN, true),
+				goal: goal{flatRef: "kql jsonl OLDEST", flatMax: 1.10}})
+		} else {
+			// Until LIMIT ALL lands, kql's parser caps LIMIT at 1000000, so
+			// both sides of the flatness check go through the exec API (the
+			// same binary, so the same baseline RSS).
+			notes = append(notes, fmt.Sprintf("kql rejects %q (LIMIT ALL is not there yet): the flatness check runs CONSUME through kql's exec API in this binary (-exec-consume), at %d and at %d records", stmt, n, c.flatN))
+			exe := func(topic string, lim int64) []string {
+				return []string{e.self, "-exec-consume", "-b", e.bootstrap, "-topic", topic, "-limit", strconv.FormatInt(lim, 10)}
+			}
+			cs = append(cs,
+				&contender{name: "exec-api jsonl 1x", argv: exe(c.topic, n), records: n, check: checkJSONL(n, true)},
+				&contender{name: "exec-api jsonl flat", argv: exe(e.flatTopic, c.flatN), records: c.flatN,
+					timeout: flatTimeout, check: checkJSONL(c.flatN, true),
+					goal: goal{flatRef: "exec-api jsonl 1x", flatMax: 1.10}})
+		}
+	}
+
+	// One-shot start-up cost: SHOW TOPICS against kcat's metadata listing.
+	topicLine := func(path string) error { return checkContains(path, c.topic) }
+	if e.kcat != "" {
+		cs = append(cs,
+			&contender{name: "kql SHOW TOPICS", argv: []string{e.kql, "-b", e.bootstrap, "-e", "SHOW TOPICS"},
+				check: topicLine, goal: goal{wallRef: "kcat -L", wallMax: 1.2}},
+			&contender{name: "kcat -L", argv: []string{e.kcat, "-L", "-b", e.bootstrap},
+				check: func(path string) error { return checkContains(path, fmt.Sprintf("topic %q", c.topic)) }})
+	} else {
+		cs = append(cs, &contender{name: "kql SHOW TOPICS", argv: []string{e.kql, "-b", e.bootstrap, "-e", "SHOW TOPICS"}, check: topicLine})
+	}
+	for _, k := range cs {
+		if k.timeout == 0 {
+			k.timeout = c.timeout
+		}
+	}
+	return cs, notes, nil
+}
+
+// kqlAccepts reports whether kql's parser takes stmt (kql --check connects
+// to nothing).
+func kqlAccepts(ctx context.Context, kql, stmt string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, kql, "--check", "-e", stmt).Run() == nil
+}
+
+// validateOnce runs k once, untimed, and checks its output.
+func validateOnce(ctx context.Context, e *benchEnv, k *contender) error {
+	out := filepath.Join(e.tmp, "out")
+	defer os.Remove(out)
+	if _, err := runChild(ctx, e, k.argv, k.timeout, out); err != nil {
+		return err
+	}
+	return k.check(out)
+}
+
+// --- output validators ---
+
+// lineStats is what scanLines learns from a file in one pass: its size, how
+// many lines it has (a last line without a newline counts), and its first and
+// last lines (each capped at 64 KiB). Outputs reach gigabytes (-flat), so it
+// counts newlines a megabyte at a time instead of splitting lines.
+type lineStats struct {
+	size        int64
+	lines       int64
+	first, last string
+}
+
+func scanLines(path string) (lineStats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return lineStats{}, err
+	}
+	defer f.Close()
+	var (
+		st        lineStats
+		buf       = make([]byte, 1<<20)
+		firstDone bool
+		first     []byte
+		last      []byte // the last complete line so far
+		cur       []byte // the bytes after the last newline so far
+	)
+	for {
+		m, err := f.Read(buf)
+		chunk := buf[:m]
+		st.size += int64(m)
+		if nl := bytes.Count(chunk, []byte{'\n'}); nl == 0 {
+			cur = appendCapped(cur, chunk)
+			if !firstDone {
+				first = appendCapped(first, chunk)
+			}
+		} else {
+			st.lines += int64(nl)
+			if !firstDone {
+				first = appendCapped(first, chunk[:bytes.IndexByte(chunk, '\n')])
+				firstDone = true
+			}
+			j := bytes.LastIndexByte(chunk, '\n')
+			if k := bytes.LastIndexByte(chunk[:j], '\n'); k < 0 {
+				last = appendCapped(append(last[:0], cur...), chunk[:j])
+			} else {
+				last = appendCapped(last[:0], chunk[k+1:j])
+			}
+			cur = appendCapped(cur[:0], chunk[j+1:])
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+	}
+	if len(cur) > 0 { // a last line without a newline
+		st.lines++
+		last = cur
+	}
+	st.first, st.last = string(first), string(last)
+	return st, nil
+}
+
+func appendCapped(dst, src []byte) []byte {
+	if room := 64<<10 - len(dst); len(src) > room {
+		src = src[:max(room, 0)]
+	}
+	return append(dst, src...)
+}
+
+// checkCount: the floor prints the number of records it read.
+func checkCount(n int64) func(string) error {
+	return func(path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		got, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil || got != n {
+			return fmt.Errorf("read %q records, want %d", strings.TrimSpace(string(b)), n)
+		}
+		return nil
+	}
+}
+
+// jsonlKeys are the keys of kql's jsonl record (README, CONSUME's columns).
+var jsonlKeys = []string{"headers", "key", "offset", "partition", "timestamp", "value"}
+
+// checkJSONL: exactly n lines, the first a JSON object; for kql also with
+// exactly the six documented keys.
+func checkJSONL(n int64, kqlKeys bool) func(string) error {
+	return func(path string) error {
+		st, err := scanLines(path)
+		if err != nil {
+			return err
+		}
+		if st.lines != n {
+			return fmt.Errorf("%d lines, want %d records (one per line)", st.lines, n)
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(st.first), &obj); err != nil {
+			return fmt.Errorf("first line is not a JSON object (%v): %.200s", err, st.first)
+		}
+		if kqlKeys {
+			if got := slices.Sorted(maps.Keys(obj)); !slices.Equal(got, jsonlKeys) {
+				return fmt.Errorf("first line has keys %v, want exactly %v: %.200s", got, jsonlKeys, st.first)
+			}
+		}
+		return nil
+	}
+}
+
+// checkDelimited: csv and tsv are a header line and one line per record
+// (the seeded values hold no newline, so no field spans lines).
+func checkDelimited(n int64) func(string) error {
+	return func(path string) error {
+		st, err := scanLines(path)
+		if err != nil {
+			return err
+		}
+		if st.lines != n+1 {
+			return fmt.Errorf("%d lines, want %d (a header and %d records)", st.lines, n+1, n)
+		}
+		if !strings.HasPrefix(st.first, "partition") {
+			return fmt.Errorf("first line is not the header: %.200s", st.first)
+		}
+		return nil
+	}
+}
+
+// checkTable: kql's table is a header, a rule, a line per record and a
+// "(N rows)" footer (render/table.go).
+func checkTable(n int64) func(string) error {
+	return func(path string) error {
+		st, err := scanLines(path)
+		if err != nil {
+			return err
+		}
+		if want := fmt.Sprintf("(%d rows)", n); st.last != want {
+			return fmt.Errorf("last line %.200q, want %q", st.last, want)
+		}
+		if st.lines != n+3 {
+			return fmt.Errorf("%d lines, want %d (header, rule, %d rows, footer)", st.lines, n+3, n)
+		}
+		return nil
+	}
+}
+
+// checkContains: a one-shot statement's output mentions s.
+func checkContains(path, s string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), s) {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("output does not mention %q", s)
+}

@@ -1,0 +1,44 @@
+package lang
+
+// metaColumns are the result columns of each SHOW and DESCRIBE, in order:
+// what their WHERE and ORDER BY may name. exec's results have exactly these
+// columns (exec tests compare them), so a misspelt column is a syntax error
+// that kql --check finds without a cluster.
+var metaColumns = map[string][]string{
+	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline"},
+	"SHOW BROKERS":    {"node_id", "host", "port", "rack"},
+	"SHOW CLUSTER":    {"property", "value"},
+	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
+	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal"},
+	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages"},
+	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
+	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
+}
+
+// MetaColumns returns the column names of a SHOW or DESCRIBE statement's
+// result (what its WHERE and ORDER BY may name), or nil for other statements.
+func MetaColumns(s Statement) []string {
+	return metaColumns[metaName(s)]
+}
+
+func metaName(s Statement) string {
+	switch s.(type) {
+	case *ShowTopics:
+		return "SHOW TOPICS"
+	case *ShowBrokers:
+		return "SHOW BROKERS"
+	case *ShowCluster:
+		return "SHOW CLUSTER"
+	case *ShowGroups:
+		return "SHOW GROUPS"
+	case *ShowPartitions:
+		return "SHOW PARTITIONS"
+	case *ShowConfigs:
+		return "SHOW CONFIGS"
+	case *DescribeTopic:
+		return "DESCRIBE TOPIC"
+	case *DescribeGroup:
+		return "DESCRIBE GROUP"
+	}
+	return ""
+}
