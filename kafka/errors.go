@@ -28,14 +28,17 @@ func Classify(code int16) RetryClass {
 	case kerr.NotLeaderForPartition.Code, kerr.UnknownTopicOrPartition.Code,
 		kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code,
 		kerr.UnknownLeaderEpoch.Code, kerr.ReplicaNotAvailable.Code,
-		kerr.KafkaStorageError.Code, kerr.NotController.Code,
-		kerr.OffsetNotAvailable.Code:
+		kerr.KafkaStorageError.Code, kerr.NotController.Code:
 		return MovedLeader
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code,
 		kerr.CoordinatorLoadInProgress.Code:
 		return MovedCoordinator
 	case kerr.RequestTimedOut.Code, kerr.NetworkException.Code,
-		kerr.ThrottlingQuotaExceeded.Code:
+		kerr.ThrottlingQuotaExceeded.Code,
+		// A new leader whose high watermark has not caught up yet: it
+		// needs its followers' next fetch (up to replica.fetch.wait.max.ms,
+		// 500 ms by default), not other metadata.
+		kerr.OffsetNotAvailable.Code:
 		return Transient
 	}
 	return Fatal

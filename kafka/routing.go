@@ -279,14 +279,17 @@ var ErrNotMentioned = errors.New("the broker's response did not mention this par
 const transientBackoff = 200 * time.Millisecond
 
 // leaderAttempts bounds the rounds of Leaders: the first, one retry right
-// after a metadata refresh, and two more after growing pauses.
+// after a metadata refresh (after transientBackoff if the failure was
+// transient), and two more after 250 and 500 ms: together longer than a
+// follower's fetch wait (replica.fetch.wait.max.ms, 500 ms), which is what
+// a new leader's high watermark waits for.
 const leaderAttempts = 4
 
 // retryPause is the pause before round attempt (1-based retries).
 func retryPause(attempt int, transient bool) time.Duration {
 	pause := time.Duration(0)
 	if attempt >= 2 {
-		pause = time.Duration(attempt-1) * 150 * time.Millisecond
+		pause = time.Duration(attempt-1) * 250 * time.Millisecond
 	}
 	if transient {
 		pause = max(pause, transientBackoff)
