@@ -33,7 +33,8 @@ export KQL_KAFKA_VERSION ?= 4.3.1
 # The oldest and newest Apache Kafka 4.x releases Maven Central served when
 # last checked (mvn dependency:get ...:LATEST and its maven-metadata.xml).
 KAFKA_VERSIONS ?= 4.0.0 4.4.0
-# The packages whose tests use the real cluster.
+# The packages whose tests use the real cluster. test-versions shows each
+# cluster's start line (it names the Kafka version), failures and results.
 REAL_PKGS := ./kafka/kafkatest/... ./exec/... ./cmd/kql/...
 
 BENCHFLAGS ?=
@@ -60,7 +61,8 @@ test-versions: deps
 		echo "=== Apache Kafka $$v"; \
 		$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only -version $$v || exit 1; \
 		start=$$(date +%s); \
-		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) || exit 1; \
+		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-v -short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) 2>&1 | \
+			grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|make: |go test )|kafkatest: (Apache Kafka|stopped)|^ +[a-z_]+_test\.go:' || exit 1; \
 		echo "=== Apache Kafka $$v: passed in $$(( $$(date +%s) - start ))s"; \
 	done
 
