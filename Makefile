@@ -61,8 +61,9 @@ test-versions: deps
 		echo "=== Apache Kafka $$v"; \
 		$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only -version $$v || exit 1; \
 		start=$$(date +%s); \
-		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-v -short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) 2>&1 | \
-			grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|make: |go test )|kafkatest: (Apache Kafka|stopped)|^ +[a-z_]+_test\.go:' || exit 1; \
+		log=$${TMPDIR:-/tmp}/kql-test-versions-$$v.log; \
+		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-v -short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) 2>&1 | tee $$log | \
+			grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|make: |go test )|kafkatest: (Apache Kafka|stopped)' || { echo "Apache Kafka $$v: failed; the whole output is in $$log" >&2; exit 1; }; \
 		echo "=== Apache Kafka $$v: passed in $$(( $$(date +%s) - start ))s"; \
 	done
 

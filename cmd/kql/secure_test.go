@@ -106,11 +106,10 @@ func (b *secureBed) createTopic(t *testing.T, name string, partitions int32) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := b.admin(t).CreateTopics(ctx, partitions, 3, nil, name)
-	if err == nil {
-		err = res.Error()
-	}
-	if err != nil {
+	// Created with its leaders spread, and seen by every broker before
+	// the test asks any of them (a broker learns of a new topic a moment
+	// after the controller accepts it).
+	if err := b.r.CreateTopicAssigned(ctx, name, spreadAssignment(brokerIDs(b.r), int(partitions))); err != nil {
 		t.Fatalf("creating %s: %v", name, err)
 	}
 }
