@@ -38,22 +38,31 @@ func session(t *testing.T, b kafkatest.Backend) (*Session, *tracer) {
 	return NewSession(cl), tr
 }
 
-// spreadTopic creates a 6-partition RF-3 topic whose leaders are on every
-// broker (kfake: moved there; real Kafka spreads leaders itself) and writes
-// `per` records to each partition.
-func spreadTopic(t *testing.T, b kafkatest.Backend, per int) (string, map[int32]int32) {
+// createSpreadTopic creates a 6-partition RF-3 topic; on kfake its leaders
+// are moved onto every broker (real Kafka spreads them itself). It returns
+// a producer with the manual partitioner and an admin client.
+func createSpreadTopic(t *testing.T, b kafkatest.Backend) (string, *kgo.Client, *kadm.Client) {
 	t.Helper()
-	ctx := ctxT(t)
 	topic := kafkatest.TopicName(t)
 	cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	adm := kadm.NewClient(cl)
-	_, err := adm.CreateTopic(ctx, 6, 3, nil, topic)
+	_, err := adm.CreateTopic(ctxT(t), 6, 3, nil, topic)
 	require.NoError(t, err)
 	if f, ok := b.(*kafkatest.Fake); ok {
 		for p := int32(0); p < 6; p++ {
 			require.NoError(t, f.MoveTopicPartition(topic, p, p%3))
 		}
 	}
+	return topic, cl, adm
+}
+
+// spreadTopic creates a 6-partition RF-3 topic whose leaders are on every
+// broker (kfake: moved there; real Kafka spreads leaders itself) and writes
+// `per` records to each partition.
+func spreadTopic(t *testing.T, b kafkatest.Backend, per int) (string, map[int32]int32) {
+	t.Helper()
+	ctx := ctxT(t)
+	topic, cl, adm := createSpreadTopic(t, b)
 	leaders := map[int32]int32{}
 	require.Eventually(t, func() bool {
 		td, err := adm.ListTopics(ctx, topic)

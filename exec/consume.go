@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -37,13 +40,35 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		return nil, err
 	}
 	t := m.Topics[st.Topic]
+	if st.PartitionForKey != nil {
+		// The partition the default partitioner (murmur2: the Java
+		// client, franz-go, kql's PRODUCE) puts this key in.
+		if len(t.Partitions) == 0 {
+			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
+		}
+		cp := *st
+		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, st.PartitionForKey, len(t.Partitions))}
+		st = &cp
+	}
 	parts, err := selectPartitions(t, st)
 	if err != nil {
 		return nil, err
 	}
+	now := s.Now()
+	q, err := compileRecordQuery(st, now)
+	if err != nil {
+		return nil, err
+	}
+	pd := analyzePushdown(st.Where, now)
+	if pd.partitions != nil {
+		parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
+	}
 	limit := int64(DefaultLimit)
-	if st.Limit != nil {
+	switch {
+	case st.Limit != nil:
 		limit = *st.Limit
+	case st.LimitAll:
+		limit = math.MaxInt64
 	}
 	var skip int64
 	if st.Skip != nil {
@@ -52,13 +77,39 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	from := st.From
 	if from == nil {
 		from = &lang.Start{Kind: lang.FromOldest}
+		if st.Follow {
+			// Like tail -f: the last records, then what comes.
+			from = &lang.Start{Kind: lang.FromNewest}
+			if st.Limit == nil {
+				limit = DefaultFollowBacklog
+			}
+		}
+	}
+	if st.Follow {
+		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
+			if st.Limit == nil {
+				limit = DefaultFollowBacklog
+			}
+		} else {
+			limit = math.MaxInt64 // a forward read shows everything up to now first
+		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, skip: skip, from: from, selected: parts}
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q}
+	if st.HasAggregates() || st.OrderBy != nil {
+		// They read the whole range; LIMIT applies to what they return.
+		r.limit, r.skip = math.MaxInt64, 0
+		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
+			return nil, errors.New("aggregates and ORDER BY read the whole range from a start: use FROM OLDEST, FROM OFFSET, FROM TIMESTAMP or FROM ... AGO, not FROM NEWEST or FROM TAIL")
+		}
+	}
 	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
+		return nil, err
+	}
+	if err := pd.apply(s, r, bounds); err != nil {
 		return nil, err
 	}
 	switch from.Kind {
@@ -73,18 +124,32 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		if err := r.planTail(bounds, ends); err != nil {
 			return nil, err
 		}
+		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
+		for tp := range bounds {
+			r.followFrom[tp] = ends[tp]
+		}
 	default:
 		starts, err := r.forwardStarts(s, m, bounds)
 		if err != nil {
 			return nil, err
 		}
+		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp, b := range bounds {
 			r.mg.add(tp, starts[tp], b.end)
+			r.followFrom[tp] = b.end
 		}
-		r.toSkip = skip
+		r.toSkip = r.skip
 	}
-	return r, nil
+	res, err := wrapQuery(st, r)
+	if err != nil || !st.Follow {
+		return res, err
+	}
+	return newFollowResult(ctx, s, st, r, res, m), nil
 }
+
+// DefaultFollowBacklog is how many records FOLLOW shows before the new
+// ones when no LIMIT is written, as tail -f does.
+const DefaultFollowBacklog = 10
 
 // selectPartitions applies PARTITION and the partitions a TAIL or ANCHOR
 // list names; a partition the topic does not have is an error naming the
@@ -227,7 +292,10 @@ type key struct{ ts, offset int64 }
 // is then a contiguous offset run in each partition, which the second pass
 // (the row stream) reads and merges again, in the same order.
 func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
-	need := r.skip + r.limit
+	need := r.limit
+	if need <= math.MaxInt64-r.skip {
+		need += r.skip
+	}
 	keys := make(map[kafka.TopicPartition][]key, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
 	step := map[kafka.TopicPartition]int64{}
@@ -263,13 +331,15 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			lo := max(b.start, lows[tp]-step[tp])
 			scan.add(tp, lo, lows[tp])
 			lows[tp] = lo
-			step[tp] *= 2
+			if step[tp] < math.MaxInt64/2 {
+				step[tp] *= 2
+			}
 			widened = true
 		}
 		if !widened {
 			break
 		}
-		older, err := scan.keys()
+		older, err := scan.keys(r.matches)
 		if err != nil {
 			return err
 		}
@@ -284,37 +354,71 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			keys[tp] = append(ks, keys[tp]...)
 		}
 	}
-	// Merge the keys in row order, then cut the page from the end.
+	// Merge the keys in row order (a heap of partitions, ordered as the
+	// merger orders records), then cut the page from the end.
 	type ref struct {
 		tp kafka.TopicPartition
 		k  key
 	}
-	var order []ref
-	idx := make(map[kafka.TopicPartition]int, len(keys))
 	tps := make([]kafka.TopicPartition, 0, len(keys))
 	for tp := range keys {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
-	for {
-		best := -1
-		for i, tp := range tps {
-			if idx[tp] >= len(keys[tp]) {
-				continue
-			}
-			if best < 0 || keys[tp][idx[tp]].ts < keys[tps[best]][idx[tps[best]]].ts {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		tp := tps[best]
-		order = append(order, ref{tp, keys[tp][idx[tp]]})
-		idx[tp]++
+	lists := make([][]key, len(tps))
+	total := 0
+	for i, tp := range tps {
+		lists[i] = keys[tp]
+		total += len(lists[i])
 	}
-	total := int64(len(order))
-	hi := max(total-r.skip, 0)
+	idx := make([]int, len(tps))
+	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
+	headLess := func(a, b int) bool {
+		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
+		if ka.ts != kb.ts {
+			return ka.ts < kb.ts
+		}
+		return tps[a].Partition < tps[b].Partition
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
+				m = r
+			}
+			if !headLess(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := range tps {
+		if len(lists[i]) > 0 {
+			h = append(h, i)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	order := make([]ref, 0, total)
+	for len(h) > 0 {
+		i := h[0]
+		order = append(order, ref{tps[i], lists[i][idx[i]]})
+		idx[i]++
+		if idx[i] == len(lists[i]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		if len(h) > 0 {
+			down(0)
+		}
+	}
+	hi := max(int64(len(order))-r.skip, 0)
 	lo := max(hi-r.limit, 0)
 	// The next, older page ends, in each partition, where this page (and
 	// what SKIP left out after it) begins: pages are cut by position, so
@@ -363,7 +467,11 @@ type consumeResult struct {
 	selected    []kafka.TopicPartition         // every partition the statement reads, answered or not
 	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
 	olderExist  bool
-	rec         result.Record // handed out by NextRecord, reused
+	rec         result.Record                  // handed out by NextRecord, reused
+	q           *recordQuery                   // WHERE, and the compiler the operators above share
+	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
+	scanned     atomic.Int64                   // records read, matching or not (the progress line)
+	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -373,7 +481,13 @@ func (r *consumeResult) Next() (result.Row, bool) {
 	if !ok {
 		return nil, false
 	}
-	return rec.Row(), true
+	// A row outlives the next call (callers keep rows); the record's
+	// header slice is reused by the next record, so the row gets its own.
+	row := rec.Row()
+	if len(rec.Headers) > 0 {
+		row[5] = slices.Clone(rec.Headers)
+	}
+	return row, true
 }
 
 // NextRecord is the record path: the next record in a Record reused from
@@ -384,6 +498,9 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	}
 	for r.emitted < r.limit {
 		rec, ts, err := r.mg.next()
+		if rec != nil {
+			r.scanned.Add(1)
+		}
 		if err != nil {
 			r.finish()
 			r.err = err
@@ -392,12 +509,18 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		if rec == nil {
 			break
 		}
+		fillRecord(&r.rec, rec, ts)
+		if r.q != nil {
+			r.q.comp.SetRecord(&r.rec)
+			if r.q.where != nil && !r.q.where.True() {
+				continue
+			}
+		}
 		if r.toSkip > 0 {
 			r.toSkip--
 			continue
 		}
 		r.emitted++
-		fillRecord(&r.rec, rec, ts)
 		return &r.rec, true
 	}
 	r.finish()
@@ -414,7 +537,22 @@ func (r *consumeResult) finish() {
 }
 
 func (r *consumeResult) Err() error { return r.err }
-func (r *consumeResult) Close()     { r.finish() }
+
+// Scanned is how many records the scan has read, matching or not.
+func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }
+
+// Warnings is the one warning of values WHERE or the SELECT list could not
+// compare or combine, naming the first record where it happened.
+func (r *consumeResult) Warnings() []string {
+	if r.q == nil {
+		return nil
+	}
+	if w := r.q.comp.Warnings.String(); w != "" {
+		return []string{w}
+	}
+	return nil
+}
+func (r *consumeResult) Close() { r.finish() }
 
 // fillRecord copies rec's fields into dst, reusing dst's header slice; ts
 // is rec's timestamp in ms, which the merge already has.
@@ -438,7 +576,11 @@ func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
 // selected stays in the list, also one that failed on this page, so it is
 // read again (or its failure reported again) rather than silently dropped.
 func (r *consumeResult) NextPage() (*lang.Consume, bool) {
-	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions}
+	if r.stmt.HasAggregates() || r.stmt.OrderBy != nil || r.stmt.LimitAll {
+		return nil, false // the whole range was read
+	}
+	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions,
+		Where: r.stmt.Where, Projection: r.stmt.Projection}
 	limit := r.limit
 	next.Limit = &limit
 	pos := make(map[kafka.TopicPartition]int64, len(r.selected))
@@ -589,6 +731,7 @@ func (mg *merger) next() (*kgo.Record, int64, error) {
 	}
 	ok, err := mg.refill(s)
 	if err != nil {
+		s.i-- // rec was not handed out: the next page starts at it
 		return nil, 0, err
 	}
 	if ok {
@@ -688,12 +831,15 @@ func (mg *merger) allMissing() []error {
 // bounds reads each partition's earliest offset and its end: the last
 // stable offset, which is where a read_committed reader stops.
 func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]span, error) {
-	lo, lofail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true)
-	if err != nil {
-		return nil, err
-	}
-	hi, hifail, err := mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
-	if err != nil {
+	// Both bounds at once: one step of one request per leader each.
+	var lo, hi map[kafka.TopicPartition]kafka.OffsetAnswer
+	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
+	var loErr, hiErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true) })
+	hi, hifail, hiErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
+	wg.Wait()
+	if err := cmp.Or(loErr, hiErr); err != nil {
 		return nil, err
 	}
 	out := make(map[kafka.TopicPartition]span, len(parts))
@@ -718,9 +864,21 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 	return out, nil
 }
 
+// matches reports whether rec passes WHERE (a tail read's key scan keeps
+// only the records the page will show).
+func (r *consumeResult) matches(rec *kgo.Record) bool {
+	if r.q == nil || r.q.where == nil {
+		return true
+	}
+	fillRecord(&r.rec, rec, rec.Timestamp.UnixMilli())
+	r.q.comp.SetRecord(&r.rec)
+	return r.q.where.True()
+}
+
 // keys reads every range in full, partition by partition (no merge), and
-// returns each partition's (timestamp, offset) keys in offset order.
-func (mg *merger) keys() (map[kafka.TopicPartition][]key, error) {
+// returns each partition's (timestamp, offset) keys in offset order, of
+// the records keep accepts.
+func (mg *merger) keys(keep func(*kgo.Record) bool) (map[kafka.TopicPartition][]key, error) {
 	mg.start()
 	defer mg.close()
 	out := make(map[kafka.TopicPartition][]key, len(mg.srcs))
@@ -734,7 +892,9 @@ func (mg *merger) keys() (map[kafka.TopicPartition][]key, error) {
 				break
 			}
 			for _, rec := range recs {
-				out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
+				if keep(rec) {
+					out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
+				}
 			}
 		}
 	}

@@ -98,21 +98,7 @@ type groupMember struct{ memberID, clientID, host string }
 // (OffsetFetch, also the coordinator), then end offsets from the leaders.
 func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (result.Result, error) {
 	group := st.Group
-	desc, dfail, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.DescribeGroupsResponseGroup]{
-		API: "DescribeGroups",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrDescribeGroupsRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]
-			for _, g := range raw.(*kmsg.DescribeGroupsResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
+	desc, dfail, err := s.describeGroups(ctx, []string{group})
 	if err != nil {
 		return nil, err
 	}

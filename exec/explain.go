@@ -141,17 +141,35 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if err != nil {
 			return nil, err
 		}
-		parts, err := selectPartitions(t, x)
+		sel := x
+		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
+			cp := *x
+			cp.Partitions = []int32{kafka.PartitionForKey(x.Topic, x.PartitionForKey, len(t.Partitions))}
+			sel = &cp
+		}
+		parts, err := selectPartitions(t, sel)
 		if err != nil {
 			return nil, err
 		}
+		pd := analyzePushdown(x.Where, s.Now())
+		if pd.partitions != nil {
+			parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
+		}
 		p.any("Metadata", x.Topic)
 		p.leaders("ListOffsets", m, parts)
-		p.leaders("ListOffsets", m, parts)
+		p.step--
+		p.leaders("ListOffsets", m, parts) // earliest and latest, concurrently
 		if x.From != nil && (x.From.Kind == lang.FromTimestamp || x.From.Kind == lang.FromAgo) {
 			p.leaders("ListOffsets", m, parts)
 		}
+		if pd.fromMs != nil {
+			p.leaders("ListOffsets", m, parts)
+		}
+		if pd.toMs != nil {
+			p.leaders("ListOffsets", m, parts)
+		}
 		p.leaders("Fetch", m, parts)
+		explainQuery(p, x, t, pd)
 	case *lang.Produce:
 		t, err := topic(x.Topic)
 		if err != nil {

@@ -32,21 +32,7 @@ type groupState struct {
 // DescribeGroups, then ConsumerGroupDescribe for a KIP-848 group, which
 // the classic call does not know.
 func (s *Session) groupStatus(ctx context.Context, group string) (groupState, error) {
-	desc, dfail, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.DescribeGroupsResponseGroup]{
-		API: "DescribeGroups",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrDescribeGroupsRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]
-			for _, g := range raw.(*kmsg.DescribeGroupsResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
+	desc, dfail, err := s.describeGroups(ctx, []string{group})
 	if err != nil {
 		return groupState{}, err
 	}

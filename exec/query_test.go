@@ -314,18 +314,6 @@ func TestShowLikeTakesSQLWildcards(t *testing.T) {
 	require.ErrorContains(t, err, "has no closing ]")
 }
 
-func TestRecordQueryNotYetSupported(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "t", 3)
-	for _, src := range []string{"CONSUME t WHERE key = 'a'", "SELECT key FROM t", "EXPLAIN CONSUME t FOLLOW", "CONSUME t PARTITION FOR KEY 'k'"} {
-		_, err := f.sess.Execute(ctxT(t), parse(t, src))
-		require.ErrorContains(t, err, "not yet supported", src)
-	}
-	// Plain reads still run.
-	_, _, err := run(t, f.sess, parse(t, "SELECT * FROM t LIMIT 1"))
-	require.NoError(t, err)
-}
-
 func sum(m map[int32]int) int {
 	n := 0
 	for _, v := range m {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -45,9 +44,6 @@ func (s *Session) Cluster() *kafka.Cluster { return s.cl }
 // produced; an error met while rows stream is reported by the result's Err.
 // Cancelling ctx stops the statement; the session stays usable.
 func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {
-	if err := notYetSupported(stmt); err != nil {
-		return nil, err
-	}
 	res, err := s.execute(ctx, stmt)
 	if err != nil {
 		return nil, err
@@ -58,33 +54,6 @@ func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return applyQuery(res, q.MetaQuery(), s.Now())
 	}
 	return res, nil
-}
-
-// notYetSupported refuses, for now, record statements that use the query
-// clauses: the record scan that honours them is being built separately.
-func notYetSupported(stmt lang.Statement) error {
-	if e, ok := stmt.(*lang.Explain); ok {
-		stmt = e.Stmt
-	}
-	c, ok := stmt.(*lang.Consume)
-	if !ok || !c.IsRecordQuery() {
-		return nil
-	}
-	var used []string
-	add := func(ok bool, what string) {
-		if ok {
-			used = append(used, what)
-		}
-	}
-	add(c.Projection != nil, "a SELECT list")
-	add(c.Where != nil, "WHERE")
-	add(c.GroupBy != nil, "GROUP BY")
-	add(c.OrderBy != nil, "ORDER BY")
-	add(c.LimitAll, "LIMIT ALL")
-	add(c.Follow, "FOLLOW")
-	add(c.PartitionForKey != nil, "PARTITION FOR KEY")
-	return fmt.Errorf("not yet supported: this kql parses %s on records but cannot run it yet; "+
-		"SHOW and DESCRIBE take WHERE, ORDER BY and LIMIT today, and CONSUME runs without these clauses", strings.Join(used, ", "))
 }
 
 func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Result, error) {

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -56,7 +57,8 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 		iso = kgo.ReadCommitted()
 	}
 	got, failed, err := Leaders(ctx, c, m, parts, LeaderRequest[FetchAnswer]{
-		API: "Fetch",
+		API:  "Fetch",
+		Item: func(tp TopicPartition) string { return fmt.Sprintf("%s@%d", tp, positions[tp]) },
 		Build: func(bparts []TopicPartition) kmsg.Request {
 			req := kmsg.NewPtrFetchRequest()
 			req.ReplicaID = -1

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -57,6 +59,12 @@ type Reader struct {
 	missing  []error     // partitions that failed for good, in the order they failed
 	err      error       // a request-level failure: the read cannot go on
 	closed   bool
+	// follow: no end (ranges end at math.MaxInt64), an empty answer is the
+	// log's end rather than a stall, and a failure is retried after a
+	// pause rather than reported (see NewFollowReader).
+	follow  bool
+	lastErr error // follow: the newest failure, retried
+	takeAt  int   // follow: where TakeAny looks first, so partitions take turns
 	// expansion is what a byte on the wire becomes in memory once
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
@@ -74,6 +82,7 @@ type readPart struct {
 	wanted   bool // the consumer waits for this partition
 	failed   bool
 	stalls   int
+	retryAt  time.Time // follow: not fetched before this, after a failure
 }
 
 // chunk is one Fetch answer's records for one partition, in offset order.
@@ -108,18 +117,9 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		parts: make(map[TopicPartition]*readPart, len(ranges))}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
-	lanes := map[int32][]*readPart{}
-	for _, rg := range ranges {
-		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
-		r.parts[rg.TP] = p
-		r.order = append(r.order, p)
-		lanes[leaderOf(m, rg.TP)] = append(lanes[leaderOf(m, rg.TP)], p)
-	}
-	slices.SortFunc(r.order, func(a, b *readPart) int { return compareTP(a.tp, b.tp) })
-	for _, ps := range lanes {
-		r.wg.Add(1)
-		go r.lane(ps)
-	}
+	r.mu.Lock()
+	r.addLocked(ranges)
+	r.mu.Unlock()
 	// Wake the lanes and the consumer when the statement is cancelled.
 	r.stopWake = context.AfterFunc(ctx, func() {
 		r.mu.Lock()
@@ -127,6 +127,77 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		r.mu.Unlock()
 	})
 	return r
+}
+
+// NewFollowReader reads the partitions from their start with no end, as
+// new records are written: a Fetch at the log's end waits up to half a
+// second for records, and a partition that fails (its leader down, a
+// broker that does not answer) is asked again a second later instead of
+// being given up; Err reports the newest failure. Take, TakeAny and Add
+// work as on any reader; Close must be called.
+func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Range, budget int64, readCommitted bool) *Reader {
+	for i := range starts {
+		starts[i].End = math.MaxInt64
+	}
+	r := c.NewReader(ctx, m, nil, budget, readCommitted)
+	r.mu.Lock()
+	r.follow = true
+	r.addLocked(starts)
+	r.mu.Unlock()
+	// Retries and TakeAny's waits need a clock.
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.ctx.Done():
+				return
+			case <-t.C:
+				r.mu.Lock()
+				r.cond.Broadcast()
+				r.mu.Unlock()
+			}
+		}
+	}()
+	return r
+}
+
+// Add starts reading more partitions (a follow read picks up partitions
+// added to the topic); a partition already read is left as it is.
+func (r *Reader) Add(ranges []Range) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.follow {
+		for i := range ranges {
+			ranges[i].End = math.MaxInt64
+		}
+	}
+	r.addLocked(ranges)
+}
+
+// addLocked adds ranges and starts a lane per leader for them; the caller
+// holds r.mu.
+func (r *Reader) addLocked(ranges []Range) {
+	if r.closed {
+		return
+	}
+	lanes := map[int32][]*readPart{}
+	for _, rg := range ranges {
+		if _, ok := r.parts[rg.TP]; ok {
+			continue
+		}
+		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
+		r.parts[rg.TP] = p
+		r.order = append(r.order, p)
+		lanes[leaderOf(r.m, rg.TP)] = append(lanes[leaderOf(r.m, rg.TP)], p)
+	}
+	slices.SortFunc(r.order, func(a, b *readPart) int { return compareTP(a.tp, b.tp) })
+	for _, ps := range lanes {
+		r.wg.Add(1)
+		go r.lane(ps)
+	}
 }
 
 func leaderOf(m *Metadata, tp TopicPartition) int32 {
@@ -155,6 +226,9 @@ func (r *Reader) Close() {
 // needs reports whether p should be fetched now.
 func (r *Reader) needs(p *readPart) bool {
 	if p.failed || p.inflight || p.pos >= p.end || len(p.queue) > 0 {
+		return false
+	}
+	if r.follow && !p.retryAt.IsZero() && time.Now().Before(p.retryAt) {
 		return false
 	}
 	return p.wanted || r.buffered < r.budget
@@ -248,12 +322,25 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 		}
 		if err != nil {
+			if r.follow {
+				r.lastErr = err
+				for _, p := range batch {
+					p.retryAt = time.Now().Add(followRetry)
+				}
+				r.mu.Unlock()
+				continue
+			}
 			r.err = err
 			r.mu.Unlock()
 			return
 		}
 		for tp, pe := range failed {
 			p := r.parts[tp]
+			if r.follow {
+				r.lastErr = pe
+				p.retryAt = time.Now().Add(followRetry)
+				continue
+			}
 			p.failed = true
 			r.missing = append(r.missing, pe)
 		}
@@ -319,8 +406,8 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		return // the response was full before this partition's turn
 	}
 	if a.Next <= p.pos && len(recs) == 0 {
-		if !first {
-			return
+		if !first || r.follow {
+			return // a follow read at the log's end waits for records
 		}
 		p.stalls++
 		if p.stalls >= maxStalls {
@@ -331,7 +418,61 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		return
 	}
 	p.stalls = 0
-	p.pos = max(p.pos, a.Next)
+	// Never past the end: what lies beyond it (records written after the
+	// read pinned its end, cut above) is the next page's, which starts at
+	// NextUnread.
+	p.pos = min(max(p.pos, a.Next), p.end)
+}
+
+// followRetry is how long a follow read waits before asking again for a
+// partition whose Fetch failed.
+const followRetry = time.Second
+
+// TakeAny returns the next records of whichever partition has some,
+// partitions taking turns, waiting at most wait; nil records when none
+// came in time. It is how a follow read hands out records as they arrive.
+func (r *Reader) TakeAny(wait time.Duration) (TopicPartition, []*kgo.Record, error) {
+	deadline := time.Now().Add(wait)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.err != nil {
+			return TopicPartition{}, nil, r.err
+		}
+		if r.closed {
+			return TopicPartition{}, nil, ErrReaderClosed
+		}
+		if err := r.ctx.Err(); err != nil {
+			return TopicPartition{}, nil, err
+		}
+		n := len(r.order)
+		for i := 0; i < n; i++ {
+			p := r.order[(r.takeAt+i)%n]
+			r.buffered -= p.held
+			p.held = 0
+			if len(p.queue) == 0 {
+				continue
+			}
+			r.takeAt = (r.takeAt + i + 1) % n
+			c := p.queue[0]
+			p.queue[0] = chunk{}
+			p.queue = p.queue[1:]
+			p.held = c.bytes
+			r.cond.Broadcast()
+			return p.tp, c.recs, nil
+		}
+		if !time.Now().Before(deadline) {
+			return TopicPartition{}, nil, nil
+		}
+		r.cond.Wait() // the follow clock wakes it at least every 100 ms
+	}
+}
+
+// LastErr is a follow read's newest failure (retried since), or nil.
+func (r *Reader) LastErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr
 }
 
 // ErrReaderClosed is returned by Take after Close.

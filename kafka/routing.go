@@ -133,6 +133,9 @@ type LeaderRequest[R any] struct {
 	API   string
 	Build func(parts []TopicPartition) kmsg.Request
 	Parse func(resp kmsg.Response) []PartAnswer[R]
+	// Item, if set, names one partition in the trace (Fetch adds the
+	// offset it asks from); else the partition's topic/partition.
+	Item func(tp TopicPartition) string
 }
 
 // PlanLeaders groups partitions by their leader in m; partitions with no
@@ -224,7 +227,13 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 		var wg sync.WaitGroup
 		for broker, bparts := range plan {
 			wg.Go(func() {
-				resp, err := c.send(ctx, lr.API, broker, tpStrings(bparts), lr.Build(bparts))
+				items := tpStrings(bparts)
+				if lr.Item != nil {
+					for i, tp := range bparts {
+						items[i] = lr.Item(tp)
+					}
+				}
+				resp, err := c.send(ctx, lr.API, broker, items, lr.Build(bparts))
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {

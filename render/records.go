@@ -130,21 +130,9 @@ func writeJSONLRecords(o *output, rs result.RecordStream) (int64, error) {
 func writeJSONRecords(o *output, rs result.RecordStream) (int64, error) {
 	e := &recordEncoder{}
 	n, err := eachRecord(o, rs, func(buf []byte, n int64, r *result.Record) []byte {
-		if n == 0 {
-			buf = append(buf, "[\n"...)
-		} else {
-			buf = append(buf, ",\n"...)
-		}
-		return e.appendJSON(buf, r)
+		return e.appendJSON(appendArraySeparator(buf, n), r)
 	})
-	end := "\n]\n"
-	if n == 0 {
-		end = "[]\n"
-	}
-	if werr := o.write([]byte(end)); err == nil {
-		err = werr
-	}
-	return n, err
+	return n, endArray(o, n, err)
 }
 
 // appendDelimited appends the record's six fields as text, each passed

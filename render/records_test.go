@@ -3,7 +3,9 @@ package render
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kql-dev/kql/result"
 )
@@ -111,4 +113,92 @@ func TestRecordWritersDoNotAllocatePerRecord(t *testing.T) {
 			t.Errorf("%s: %.0f allocations for %d records (%.3f per record), want a fixed cost only", f, allocs, len(recs), per)
 		}
 	}
+}
+
+// liveResult is a FOLLOW-like result: a backlog, then rows that arrive
+// one at a time through a channel.
+type liveResult struct {
+	backlog []result.Row
+	arrive  chan result.Row
+	i       int
+	live    bool
+}
+
+func (l *liveResult) Columns() []result.Column {
+	return []result.Column{{Name: "partition", Type: result.Int}, {Name: "value", Type: result.String}}
+}
+func (l *liveResult) Next() (result.Row, bool) {
+	if l.i < len(l.backlog) {
+		l.i++
+		if l.i == len(l.backlog) {
+			l.live = true // known when the last backlog row is handed out
+		}
+		return l.backlog[l.i-1], true
+	}
+	l.live = true
+	row, ok := <-l.arrive
+	return row, ok
+}
+func (l *liveResult) Live() bool { return l.live }
+func (l *liveResult) Err() error { return nil }
+func (l *liveResult) Close()     {}
+
+// A table of a live result shows its backlog at once and each new row as
+// it comes, in the widths of the first rows (a wider cell is cut).
+func TestTableStreamsALiveResult(t *testing.T) {
+	out := &syncBuffer{}
+	res := &liveResult{backlog: []result.Row{{int64(0), "old-1"}, {int64(1), "old-2"}}, arrive: make(chan result.Row)}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Render(out, res, Options{Format: Table, Footer: true})
+		done <- err
+	}()
+	waitFor := func(s string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(out.String(), s) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%q was not written while the result waited; output so far:\n%s", s, out.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("old-2")
+	res.arrive <- result.Row{int64(2), "new-1"}
+	waitFor("new-1")
+	res.arrive <- result.Row{int64(3), "a much wider value than the others"}
+	close(res.arrive)
+	require.NoError(t, <-done)
+	require.Contains(t, out.String(), "a mu…", "a later, wider cell is cut to the frozen width:\n%s", out.String())
+	require.Contains(t, out.String(), "(4 rows)")
+}
+
+// needsLook must flag exactly the words holding a byte appendJSONString
+// cannot copy as it is; the byte-by-byte table is the reference.
+func TestNeedsLookAgreesWithTheTable(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		for pos := 0; pos < 8; pos++ {
+			w := []byte("abcdefgh")
+			w[pos] = byte(b)
+			var x uint64
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(w[i])
+			}
+			want := !jsonPlain[b]
+			if got := needsLook(x); got != want {
+				t.Fatalf("byte %#x at %d: needsLook %v, want %v", b, pos, got, want)
+			}
+		}
+	}
+}
+
+// A computed number is a JSON number, and a NaN or infinity stays a
+// string: JSON has no such number.
+func TestNumberColumnsAreJSONNumbers(t *testing.T) {
+	cols := []result.Column{{Name: "n", Type: result.Number}}
+	rows := []result.Row{{"9.5"}, {"-12"}, {"1e+21"}, {"NaN"}, {"+Inf"}, {nil}}
+	var out bytes.Buffer
+	_, err := Render(&out, result.NewSlice(cols, rows), Options{Format: JSONL})
+	require.NoError(t, err)
+	require.Equal(t, "{\"n\":9.5}\n{\"n\":-12}\n{\"n\":1e+21}\n{\"n\":\"NaN\"}\n{\"n\":\"+Inf\"}\n{\"n\":null}\n", out.String())
 }

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -54,13 +56,24 @@ func writeJSONL(o *output, res result.Result, opt Options) (int64, error) {
 func writeJSON(o *output, res result.Result, opt Options) (int64, error) {
 	enc := newJSONEncoder(res.Columns())
 	n, err := eachRow(o, res, opt, enc.cols, func(buf []byte, n int64, row result.Row) []byte {
-		if n == 0 {
-			buf = append(buf, "[\n"...)
-		} else {
-			buf = append(buf, ",\n"...)
-		}
-		return enc.appendObject(buf, row)
+		return enc.appendObject(appendArraySeparator(buf, n), row)
 	})
+	return n, endArray(o, n, err)
+}
+
+// appendArraySeparator opens the JSON array before its first element and
+// separates the others, one element per line.
+func appendArraySeparator(buf []byte, n int64) []byte {
+	if n == 0 {
+		return append(buf, "[\n"...)
+	}
+	return append(buf, ",\n"...)
+}
+
+// endArray closes a JSON array of n elements, also after err, so the
+// elements that came are a valid document; it returns err, else the
+// write's error.
+func endArray(o *output, n int64, err error) error {
 	end := "\n]\n"
 	if n == 0 {
 		end = "[]\n"
@@ -68,7 +81,7 @@ func writeJSON(o *output, res result.Result, opt Options) (int64, error) {
 	if werr := o.write([]byte(end)); err == nil {
 		err = werr
 	}
-	return n, err
+	return err
 }
 
 type jsonEncoder struct {
@@ -109,6 +122,12 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 	case int64, int, int32, int16, int8, uint64, uint32, bool:
 		// JSON numbers and booleans read as their text form.
 		return appendText(buf, v, t)
+	case string:
+		if t == result.Number && isJSONNumber(x) {
+			return append(buf, x...)
+		}
+		e.scratch = appendStringText(e.scratch[:0], x)
+		return appendJSONString(buf, e.scratch)
 	case time.Time:
 		buf = append(buf, '"')
 		buf = x.UTC().AppendFormat(buf, TimeLayout)
@@ -149,6 +168,15 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// isJSONNumber reports whether s is a number as JSON writes one (a NaN or
+// an infinity is not, and stays a string).
+func isJSONNumber(s string) bool {
+	if s == "" || !(s[0] == '-' || s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	return json.Valid([]byte(s))
+}
+
 // appendJSONString appends s, which is valid UTF-8 (the bytes rule sees to
 // that), as a JSON string. Control characters are escaped, and so are U+2028
 // and U+2029, which JavaScript does not accept raw in a string. Runs of
@@ -158,6 +186,14 @@ func appendJSONString(buf, s []byte) []byte {
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look (SWAR): most of a
+		// record is plain ASCII.
+		for i+8 <= len(s) && !needsLook(binary.LittleEndian.Uint64(s[i:])) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if jsonPlain[c] {
 			i++
@@ -193,6 +229,18 @@ func appendJSONString(buf, s []byte) []byte {
 	}
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
+}
+
+// needsLook reports whether any of the eight bytes in w is a control
+// character, a quote, a backslash or not ASCII: the bytes a JSON string
+// cannot take as they are, or must check as UTF-8. (The classic
+// has-less-than and has-byte tests of "Bit Twiddling Hacks".)
+func needsLook(w uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	less20 := (w - lo*0x20) &^ w
+	quote := w ^ (lo * '"')
+	backslash := w ^ (lo * '\\')
+	return (less20|(quote-lo)&^quote|(backslash-lo)&^backslash|w)&hi != 0
 }
 
 // jsonPlain marks the ASCII bytes a JSON string holds as they are.

@@ -260,6 +260,11 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	maker := &cellMaker{limit: opt.Width}
 	lw := &lineWriter{o: o}
 	rs, _ := recordStream(res)
+	// A live result (FOLLOW) prints each row as it comes once its backlog
+	// is shown, in the widths the first rows set: a later, wider cell is
+	// cut with the ellipsis rather than shifting the grid.
+	live, _ := res.(interface{ Live() bool })
+	var frozen []int
 
 	heads := make([]cell, len(cols))
 	natural := make([]int, len(cols)) // widest cell so far, per column
@@ -268,7 +273,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 		heads[i] = maker.name(c.Name)
 		natural[i] = heads[i].width
 		align[i] = 'l'
-		if c.Type == result.Int {
+		if c.Type == result.Int || c.Type == result.Number {
 			align[i] = 'r'
 		}
 	}
@@ -281,6 +286,9 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	for first := true; ; first = false {
 		batch, slab = batch[:0], slab[:0]
 		for len(batch) < opt.BatchSize {
+			if live != nil && len(batch) > 0 && live.Live() {
+				break
+			}
 			if rs != nil {
 				rec, ok := rs.NextRecord()
 				if !ok {
@@ -311,6 +319,11 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 			batch = append(batch, slab[at:len(slab):len(slab)])
 		}
 		widths := fitWidths(natural, opt.Width)
+		if frozen != nil {
+			widths = frozen
+		} else if live != nil && live.Live() {
+			frozen = widths
+		}
 		if first && len(cols) > 0 {
 			for i := range cols {
 				if i > 0 {
@@ -351,7 +364,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 		if readErr != nil {
 			return n, readErr
 		}
-		if len(batch) < opt.BatchSize {
+		if len(batch) < opt.BatchSize && (live == nil || !live.Live() || len(batch) == 0) {
 			break
 		}
 	}

@@ -48,6 +48,27 @@ func (r *Record) Row() Row {
 	return Row{int64(r.Partition), r.Offset, r.Time(), k, v, hs}
 }
 
+// Clone returns a copy of r that owns its bytes, for keeping past the
+// stream's next call.
+func (r *Record) Clone() *Record {
+	c := *r
+	c.Key = cloneBytes(r.Key)
+	c.Value = cloneBytes(r.Value)
+	c.Headers = make([]Header, len(r.Headers))
+	for i, h := range r.Headers {
+		c.Headers[i] = Header{Key: h.Key, Value: cloneBytes(h.Value)}
+	}
+	return &c
+}
+
+// cloneBytes copies b, keeping nil (NULL) apart from empty.
+func cloneBytes(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
 // RecordStream is a Result whose rows are records in RecordColumns order.
 // Its NextRecord and the Result's Next read the same stream: a consumer uses
 // one or the other. The returned *Record is reused by the next call.

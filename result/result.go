@@ -21,6 +21,7 @@ const (
 	Time                    // time.Time; a record timestamp
 	Ints                    // []int32: replica lists
 	Headers                 // []Header: record headers, in order, duplicates kept
+	Number                  // string: a computed number's exact text (12, 9.5, 1e+21): JSON writes it as a number
 )
 
 // Column is one named output column. Names are a documented contract: JSON
@@ -64,6 +65,13 @@ type Noticer interface {
 // compare. Warnings are read after the last row.
 type Warner interface {
 	Warnings() []string
+}
+
+// Scanner is implemented by results that read records (CONSUME, SELECT):
+// how many records the statement has read so far, matching or not. It is
+// safe to call from another goroutine (the shell's progress line).
+type Scanner interface {
+	Scanned() int64
 }
 
 // Slice is a Result over rows already in memory, for small answers

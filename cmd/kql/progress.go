@@ -57,8 +57,16 @@ func (p *progress) loop() {
 			p.mu.Lock()
 			if now.Sub(p.start) >= progressAfter && now.Sub(p.lastWrite) >= progressQuiet {
 				n := p.rows.Load()
-				rate := float64(n) / now.Sub(p.start).Seconds()
-				fmt.Fprintf(p.errOut, "\r\033[K%d rows so far, %.0f rows/s (Ctrl-C cancels)", n, rate)
+				secs := now.Sub(p.start).Seconds()
+				if sc, ok := p.res.(result.Scanner); ok {
+					// A scan with WHERE may read millions of records
+					// for a few rows: say how far it has read.
+					read := sc.Scanned()
+					fmt.Fprintf(p.errOut, "\r\033[K%d records read, %d %s, %.0f records/s (Ctrl-C stops and keeps the rows shown)",
+						read, n, plural(int(n), "match", "matches"), float64(read)/secs)
+				} else {
+					fmt.Fprintf(p.errOut, "\r\033[K%d rows so far, %.0f rows/s (Ctrl-C cancels)", n, float64(n)/secs)
+				}
 				p.shown = true
 			}
 			p.mu.Unlock()

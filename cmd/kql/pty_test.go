@@ -294,7 +294,7 @@ func TestPTYCtrlCCancelsOnlyTheRunningStatement(t *testing.T) {
 	s.expect(prompt)
 	s.send("CONSUME big LIMIT 1000000;\r")
 	// A statement that runs long shows progress on the terminal's stderr.
-	s.expect(`0 rows so far, 0 rows/s \(Ctrl-C cancels\)`)
+	s.expect(`0 records read, 0 matches, 0 records/s \(Ctrl-C stops and keeps the rows shown\)`)
 	s.send("\x03")
 	s.expect(`cancelled \(Ctrl-C\)`)
 	s.expect(prompt)

@@ -317,6 +317,8 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		return result.Bytes
 	case *lang.IntLit:
 		return result.Int
+	case *lang.FloatLit:
+		return result.Number
 	case *lang.BoolLit:
 		return result.Bool
 	case *lang.TimeLit, *lang.AgoLit:
@@ -339,7 +341,7 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		case l == result.Int && r == result.Int:
 			return result.Int
 		}
-		return result.String
+		return result.Number
 	case *lang.Like, *lang.Regex, *lang.In, *lang.Between, *lang.IsNull:
 		return result.Bool
 	case *lang.Call:
@@ -352,9 +354,9 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 			if c.typeOf(e.Args[0]) == result.Int {
 				return result.Int
 			}
-			return result.String
+			return result.Number
 		case "avg":
-			return result.String
+			return result.Number
 		case "coalesce":
 			return c.typeOf(e.Args[0])
 		}

@@ -402,7 +402,7 @@ func TestProjectionAndOrder(t *testing.T) {
 	for _, col := range p.Columns() {
 		cols = append(cols, fmt.Sprintf("%s:%d", col.Name, col.Type))
 	}
-	if got := strings.Join(cols, " "); got != "partition:1 o:1 value.customer.id:4 header('source'):4 timestamp:5 headers:7 value.total + 1:2" {
+	if got := strings.Join(cols, " "); got != "partition:1 o:1 value.customer.id:4 header('source'):4 timestamp:5 headers:7 value.total + 1:8" {
 		t.Errorf("columns %s", got)
 	}
 	if fmt.Sprintf("%v %v %s %s", row[0], row[1], row[2], row[3]) != "3 1042 c-0042 kql" {

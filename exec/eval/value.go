@@ -136,7 +136,7 @@ func (v Value) Any(t result.Type) any {
 		if v.K == Bool {
 			return v.I != 0
 		}
-	case result.String:
+	case result.String, result.Number:
 		return string(v.Text())
 	}
 	return bytes.Clone(v.Text())

@@ -83,6 +83,22 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 			records: n, check: checkTable(n),
 			goal: goal{wallRef: floorName, wallMax: 3, rssMaxMiB: 64}},
 	}
+	// Issue 8: a WHERE that matches nothing scans every record (the filter
+	// runs on each value's bytes) and must be at least as fast as writing
+	// them all as jsonl. value.p is 0..9, so p = 30 matches nothing but
+	// still reads the JSON path of every record.
+	for _, w := range []struct{ name, where string }{
+		{"kql WHERE LIKE, no match", "value LIKE '%zzzz%'"},
+		{"kql WHERE value.p, no match", "value.p = 30"},
+	} {
+		stmt := fmt.Sprintf("SELECT * FROM %s WHERE %s LIMIT ALL", c.topic, w.where)
+		if !kqlAccepts(ctx, e.kql, stmt) {
+			notes = append(notes, fmt.Sprintf("kql rejects %q: %s skipped", stmt, w.name))
+			continue
+		}
+		cs = append(cs, &contender{name: w.name, argv: kqlArgv(stmt, "jsonl"), records: n, check: checkEmpty,
+			goal: goal{wallRef: "kql jsonl OLDEST", wallMax: 1.0}})
+	}
 	if e.kcat != "" {
 		cs = append(cs, &contender{name: "kcat -C -J", records: n, check: checkJSONL(n, false),
 			argv: []string{e.kcat, "-C", "-J", "-e", "-q", "-o", "beginning", "-b", e.bootstrap, "-t", c.topic}})
@@ -92,7 +108,12 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 
 	if c.flat {
 		flatTimeout := c.timeout * time.Duration((c.flatN+n-1)/n)
-		stmt := limit(e.flatTopic, "OLDEST", c.flatN)
+		// LIMIT ALL reads the whole topic (the one seeded with flat-n
+		// records); older kql only took LIMIT n up to 1000000.
+		stmt := fmt.Sprintf("CONSUME %s FROM OLDEST LIMIT ALL", e.flatTopic)
+		if !kqlAccepts(ctx, e.kql, stmt) {
+			stmt = limit(e.flatTopic, "OLDEST", c.flatN)
+		}
 		if kqlAccepts(ctx, e.kql, stmt) {
 			cs = append(cs, &contender{name: "kql jsonl flat", argv: kqlArgv(stmt, "jsonl"),
 				records: c.flatN, timeout: flatTimeout, check: checkJSONL(c.flatN, true),
@@ -261,6 +282,18 @@ func checkJSONL(n int64, kqlKeys bool) func(string) error {
 		}
 		return nil
 	}
+}
+
+// checkEmpty: a WHERE that matches nothing writes nothing.
+func checkEmpty(path string) error {
+	st, err := scanLines(path)
+	if err != nil {
+		return err
+	}
+	if st.lines != 0 {
+		return fmt.Errorf("%d lines, want none (the WHERE matches no record): %.200s", st.lines, st.first)
+	}
+	return nil
 }
 
 // checkDelimited: csv and tsv are a header line and one line per record

@@ -1,0 +1,280 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/exec/eval"
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// FOLLOW: after the statement's normal result (the backlog: the last LIMIT
+// records, or everything from a forward start), the read goes on where the
+// backlog ended in each partition, with no end, and hands out matching
+// records as they are written, in the order they arrive. It ends when the
+// statement's context does (Ctrl-C, --timeout) or the output is closed;
+// that end is the normal one, not an error.
+
+// followNewPartitions is how often FOLLOW looks for partitions added to the
+// topic.
+const followNewPartitions = 5 * time.Second
+
+// followWait bounds one wait for records, so new partitions are looked for
+// even when nothing arrives.
+const followWait = 500 * time.Millisecond
+
+type followResult struct {
+	ctx     context.Context
+	s       *Session
+	st      *lang.Consume
+	scan    *consumeResult
+	backlog result.Result
+	proj    *eval.Projection // nil: the six record columns
+	m       *kafka.Metadata
+
+	following  bool
+	primed     bool
+	pendingRow result.Row     // the next backlog row, read ahead
+	pendingRec *result.Record // the next backlog record, read ahead (a copy)
+	out        result.Record  // what NextRecord hands out of the backlog
+	rd         *kafka.Reader
+	recs       []*kgo.Record
+	i          int
+	rec        result.Record
+	lookedAt   time.Time
+	err        error
+	done       bool
+	warned     error // the last retried failure already reported
+	notes      []string
+}
+
+func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) *followResult {
+	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m}
+	if p, ok := backlog.(*projectResult); ok {
+		f.proj = p.proj
+	}
+	return f
+}
+
+func (f *followResult) Columns() []result.Column { return f.backlog.Columns() }
+
+// Live reports that the rows now come as records are written: a table
+// stops waiting for a batch and keeps the widths it has.
+func (f *followResult) Live() bool { return f.following }
+
+// The backlog is read one row ahead, so that the moment it ends (and
+// Live turns true) is known before a caller waits for the first new
+// record: a table prints the backlog at once instead of holding it until
+// something is written.
+
+func (f *followResult) Next() (result.Row, bool) {
+	if !f.primed {
+		f.primed = true
+		f.advanceRow()
+	}
+	if f.pendingRow != nil {
+		row := f.pendingRow
+		f.advanceRow()
+		return row, true
+	}
+	if f.done {
+		return nil, false
+	}
+	rec, ok := f.nextLive()
+	if !ok {
+		return nil, false
+	}
+	if f.proj != nil {
+		return f.proj.Row(), true
+	}
+	return rec.Clone().Row(), true
+}
+
+func (f *followResult) advanceRow() {
+	f.pendingRow = nil
+	if f.following {
+		return
+	}
+	if row, ok := f.backlog.Next(); ok {
+		f.pendingRow = row
+		return
+	}
+	f.endBacklog()
+}
+
+// NextRecord is the record path, for FOLLOW without a SELECT list.
+func (f *followResult) NextRecord() (*result.Record, bool) {
+	if !f.primed {
+		f.primed = true
+		f.advanceRecord()
+	}
+	if f.pendingRec != nil {
+		f.out = *f.pendingRec
+		f.advanceRecord()
+		return &f.out, true
+	}
+	if f.done {
+		return nil, false
+	}
+	return f.nextLive()
+}
+
+func (f *followResult) advanceRecord() {
+	f.pendingRec = nil
+	if f.following {
+		return
+	}
+	if rs, ok := f.backlog.(result.RecordStream); ok {
+		if rec, ok := rs.NextRecord(); ok {
+			f.pendingRec = rec.Clone() // the scan reuses its record
+			return
+		}
+	}
+	f.endBacklog()
+}
+
+// endBacklog starts following, unless the backlog failed outright.
+func (f *followResult) endBacklog() {
+	if err := f.backlog.Err(); err != nil && !result.IsPartial(err) {
+		f.err, f.done = err, true
+		f.following = true
+		return
+	}
+	f.start()
+}
+
+// start begins following where the backlog's read ended in each partition.
+func (f *followResult) start() {
+	f.following = true
+	f.backlog.Close()
+	if err := f.backlog.Err(); err != nil {
+		// A partition the backlog could not read is followed anyway,
+		// from where it can be read; say what the backlog missed.
+		f.notes = append(f.notes, err.Error())
+	}
+	starts := make([]kafka.Range, 0, len(f.scan.followFrom))
+	for tp, off := range f.scan.followFrom {
+		starts = append(starts, kafka.Range{TP: tp, Start: off})
+	}
+	slices.SortFunc(starts, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
+	f.rd = f.s.cl.NewFollowReader(f.ctx, f.m, starts, f.s.ReadBudget, true)
+	f.lookedAt = time.Now()
+	// A partition the backlog could not even bound is looked for again.
+	if len(starts) < len(f.scan.selected) {
+		f.lookedAt = time.Time{}
+	}
+}
+
+func (f *followResult) nextLive() (*result.Record, bool) {
+	for !f.done {
+		for f.i < len(f.recs) {
+			rec := f.recs[f.i]
+			f.i++
+			fillRecord(&f.rec, rec, rec.Timestamp.UnixMilli())
+			if q := f.scan.q; q != nil {
+				q.comp.SetRecord(&f.rec)
+				if q.where != nil && !q.where.True() {
+					continue
+				}
+			}
+			return &f.rec, true
+		}
+		if f.ctx.Err() != nil {
+			f.finish()
+			return nil, false
+		}
+		if time.Since(f.lookedAt) >= followNewPartitions {
+			f.lookForPartitions()
+		}
+		_, recs, err := f.rd.TakeAny(followWait)
+		if err != nil {
+			if f.ctx.Err() == nil && !errors.Is(err, kafka.ErrReaderClosed) {
+				f.err = err
+			}
+			f.finish()
+			return nil, false
+		}
+		f.recs, f.i = recs, 0
+		if e := f.rd.LastErr(); e != nil && e != f.warned {
+			f.warned = e
+		}
+	}
+	return nil, false
+}
+
+// lookForPartitions adds partitions created since the read began (the
+// statement's PARTITION list, if any, still decides which are read).
+func (f *followResult) lookForPartitions() {
+	f.lookedAt = time.Now()
+	m, err := f.s.cl.Metadata(f.ctx, []string{f.st.Topic})
+	if err != nil {
+		return // asked again at the next look
+	}
+	t := m.Topics[f.st.Topic]
+	if t == nil {
+		return
+	}
+	var fresh []kafka.TopicPartition
+	for _, p := range t.Partitions {
+		tp := kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
+		if _, ok := f.scan.followFrom[tp]; ok {
+			continue
+		}
+		if f.st.Partitions != nil && !slices.Contains(f.st.Partitions, p.ID) {
+			continue
+		}
+		fresh = append(fresh, tp)
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	// A new partition is read from its start: everything written to it
+	// since it appeared is new.
+	lows, _, err := f.s.cl.ListOffsets(f.ctx, m, fresh, kafka.Earliest, true)
+	if err != nil {
+		return
+	}
+	var add []kafka.Range
+	for _, tp := range fresh {
+		if a, ok := lows[tp]; ok {
+			add = append(add, kafka.Range{TP: tp, Start: a.Offset})
+			f.scan.followFrom[tp] = a.Offset
+		}
+	}
+	f.rd.Add(add)
+}
+
+func (f *followResult) finish() {
+	f.done = true
+	if f.rd != nil {
+		f.rd.Close()
+	}
+}
+
+// Err is nil when FOLLOW ended as it ends, by Ctrl-C or --timeout.
+func (f *followResult) Err() error { return f.err }
+
+func (f *followResult) Close() {
+	f.backlog.Close()
+	f.finish()
+}
+
+func (f *followResult) Warnings() []string {
+	var out []string
+	if w, ok := f.backlog.(result.Warner); ok {
+		out = append(out, w.Warnings()...)
+	}
+	if f.warned != nil {
+		out = append(out, fmt.Sprintf("FOLLOW asked again after a failure: %v", f.warned))
+	}
+	return slices.Compact(out)
+}
+
+func (f *followResult) Notices() []string { return f.notes }

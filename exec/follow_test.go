@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// follower reads a FOLLOW statement's rows on its own goroutine, so a test
+// can write records and wait for them with a deadline.
+type follower struct {
+	rows   chan result.Row
+	res    result.Result
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func follow(t *testing.T, s *Session, src string) *follower {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	res, err := s.Execute(ctx, parse(t, src))
+	require.NoError(t, err, src)
+	f := &follower{rows: make(chan result.Row, 1000), res: res, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		defer close(f.rows)
+		for {
+			row, ok := res.Next()
+			if !ok {
+				return
+			}
+			f.rows <- row
+		}
+	}()
+	t.Cleanup(func() { f.stop(t) })
+	return f
+}
+
+// take waits for n rows, each within a deadline, and returns their keys.
+func (f *follower) take(t *testing.T, n int, within time.Duration) []string {
+	t.Helper()
+	var keys []string
+	for len(keys) < n {
+		select {
+		case row, ok := <-f.rows:
+			require.True(t, ok, "FOLLOW ended after %d of %d rows: %v", len(keys), n, f.res.Err())
+			keys = append(keys, text(row[3]))
+		case <-time.After(within):
+			t.Fatalf("only %d of %d rows within %s: %v", len(keys), n, within, keys)
+		}
+	}
+	return keys
+}
+
+// stop cancels the statement, as Ctrl-C does: FOLLOW ends cleanly.
+func (f *follower) stop(t *testing.T) {
+	f.cancel()
+	select {
+	case <-f.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("FOLLOW did not end within 10 s of its cancellation")
+	}
+	f.res.Close()
+}
+
+func produceKeys(t *testing.T, cl *kgo.Client, topic string, partitions []int32, prefix string) []string {
+	t.Helper()
+	var recs []*kgo.Record
+	var keys []string
+	for i, p := range partitions {
+		k := fmt.Sprintf("%s-%d", prefix, i)
+		keys = append(keys, k)
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(k), Value: []byte(`{"amount":1}`)})
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	return keys
+}
+
+func TestFollowOnBothBackends(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, all, _ := queryTopic(t, b)
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		every := []int32{0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5} // partitions led by all three brokers
+
+		t.Run("the last 10, then what is written, from every broker; Ctrl-C ends it cleanly", func(t *testing.T) {
+			// Connections to every broker are kept by the session; open
+			// them first so that the count below sees only the statement.
+			drain(s.Execute(ctxT(t), parse(t, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))))
+			var warm []*kgo.Record // and the test's producer's
+			for _, p := range every[:6] {
+				warm = append(warm, &kgo.Record{Topic: topic, Partition: p, Key: []byte("warm"), Value: []byte(`{}`)})
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), warm...).FirstErr())
+			all = append(all, make([]orderRec, 6)...) // the backlog below is the last 10 again
+			for i, p := range every[:6] {
+				all[len(all)-6+i] = orderRec{key: "warm", p: p}
+			}
+			before := runtime.NumGoroutine()
+			f := follow(t, s, fmt.Sprintf("CONSUME %s FOLLOW", lang.QuoteName(topic)))
+			var last10 []string
+			for _, o := range all[len(all)-10:] {
+				last10 = append(last10, o.key)
+			}
+			require.Equal(t, last10, f.take(t, 10, 10*time.Second))
+			start := time.Now()
+			want := produceKeys(t, cl, topic, every, "new")
+			got := f.take(t, len(want), 5*time.Second)
+			t.Logf("%d new records arrived %s after they were written", len(got), time.Since(start))
+			require.ElementsMatch(t, want, got)
+			f.stop(t)
+			require.NoError(t, f.res.Err(), "FOLLOW ends by Ctrl-C without an error")
+			require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before+2 }, 5*time.Second, 50*time.Millisecond,
+				"goroutines left after FOLLOW ended: %d before, %d after", before, runtime.NumGoroutine())
+		})
+
+		t.Run("WHERE filters what FOLLOW shows; a forward start shows everything first", func(t *testing.T) {
+			f := follow(t, s, fmt.Sprintf("SELECT key, value.amount FROM %s FROM OFFSET 58 WHERE value.amount = 2 FOLLOW", lang.QuoteName(topic)))
+			produceKeys(t, cl, topic, every, "one") // amount 1: left out
+			var recs []*kgo.Record
+			for i, p := range every {
+				recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Key: []byte(fmt.Sprintf("two-%d", i)), Value: []byte(`{"amount":2}`)})
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+			var got []string
+			for len(got) < len(recs) {
+				select {
+				case row := <-f.rows:
+					got = append(got, text(row[0]))
+				case <-time.After(5 * time.Second):
+					t.Fatalf("rows so far: %v", got)
+				}
+			}
+			slices.Sort(got)
+			require.Len(t, slices.Compact(got), len(recs))
+			for _, k := range got {
+				require.Contains(t, k, "two-")
+			}
+		})
+	})
+}
+
+// kfake can add partitions and move leaders on demand.
+func TestFollowPicksUpNewPartitionsAndMovedLeaders(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 2)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	fl := follow(t, f.sess, "CONSUME t FOLLOW")
+	fl.take(t, 6, 10*time.Second)
+
+	require.NoError(t, f.MoveTopicPartition("t", 0, 2))
+	want := produceKeys(t, cl, "t", []int32{0, 1, 2}, "after-move")
+	require.ElementsMatch(t, want, fl.take(t, 3, 10*time.Second), "records of a partition whose leader moved")
+
+	_, err = kadm.NewClient(cl).CreatePartitions(ctxT(t), 5, "t")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		cl.ForceMetadataRefresh()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return cl.ProduceSync(ctx, &kgo.Record{Topic: "t", Partition: 4, Key: []byte("in-new")}).FirstErr() == nil
+	}, 10*time.Second, 200*time.Millisecond)
+	start := time.Now()
+	got := fl.take(t, 1, 12*time.Second)
+	require.Equal(t, []string{"in-new"}, got)
+	require.Less(t, time.Since(start), 10*time.Second, "a new partition is picked up within 10 s")
+}

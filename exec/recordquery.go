@@ -1,0 +1,537 @@
+package exec
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kql-dev/kql/exec/eval"
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// The record query: CONSUME and SELECT with WHERE, a SELECT list,
+// aggregates, ORDER BY. The scan (consumeResult) evaluates WHERE on each
+// record's bytes and counts only matches toward LIMIT and SKIP; the
+// operators here sit on top of it: a projection builds a row only for a
+// match, an aggregation or an ORDER BY reads the whole range and keeps
+// bounded state (at most 100,000 groups; a top-LIMIT heap).
+
+// pushdown is what the scan takes from WHERE instead of filtering record
+// by record: which partitions to read and where each starts and ends.
+// Every record read is still filtered by the whole predicate; pushdown only
+// leaves out records the predicate would drop.
+type pushdown struct {
+	partitions []int32 // nil: every partition; else only these
+	minOffset  int64   // offset >= minOffset; math.MinInt64 when none
+	maxOffset  int64   // offset < maxOffset; math.MaxInt64 when none
+	fromMs     *int64  // timestamp >= fromMs: start at ListOffsets by time
+	toMs       *int64  // timestamp < toMs: end at ListOffsets by time
+	notes      []string
+}
+
+// analyzePushdown reads the conjuncts of where that the scan can take.
+func analyzePushdown(where lang.Expr, now time.Time) *pushdown {
+	pd := &pushdown{minOffset: math.MinInt64, maxOffset: math.MaxInt64}
+	if where == nil {
+		return pd
+	}
+	var conj []lang.Expr
+	var flatten func(e lang.Expr)
+	flatten = func(e lang.Expr) {
+		if b, ok := e.(*lang.Binary); ok && b.Op == lang.OpAnd {
+			flatten(b.L)
+			flatten(b.R)
+			return
+		}
+		conj = append(conj, e)
+	}
+	flatten(where)
+	for _, e := range conj {
+		switch x := e.(type) {
+		case *lang.Binary:
+			col, op, lit, ok := columnComparison(x)
+			if !ok {
+				continue
+			}
+			switch col {
+			case "partition":
+				if n, ok := intLit(lit); ok && op == lang.OpEq {
+					pd.restrict([]int32{int32(n)}, lang.FormatExpr(e))
+				}
+			case "offset":
+				if n, ok := intLit(lit); ok {
+					pd.offsetBound(op, n, lang.FormatExpr(e))
+				}
+			case "timestamp":
+				if ms, ok := timeLit(lit, now); ok {
+					pd.timeBound(op, ms, lang.FormatExpr(e))
+				}
+			}
+		case *lang.In:
+			if c, ok := x.X.(*lang.Column); !ok || x.Not || c.Name != "partition" || c.Path != nil {
+				continue
+			}
+			var ps []int32
+			all := true
+			for _, it := range x.List {
+				n, ok := intLit(it)
+				if !ok {
+					all = false
+					break
+				}
+				ps = append(ps, int32(n))
+			}
+			if all {
+				pd.restrict(ps, lang.FormatExpr(e))
+			}
+		case *lang.Between:
+			c, ok := x.X.(*lang.Column)
+			if !ok || x.Not || c.Path != nil {
+				continue
+			}
+			switch c.Name {
+			case "timestamp":
+				lo, ok1 := timeLit(x.Lo, now)
+				hi, ok2 := timeLit(x.Hi, now)
+				if ok1 && ok2 {
+					pd.timeBound(lang.OpGe, lo, lang.FormatExpr(e))
+					pd.timeBound(lang.OpLe, hi, "")
+				}
+			case "offset":
+				lo, ok1 := intLit(x.Lo)
+				hi, ok2 := intLit(x.Hi)
+				if ok1 && ok2 {
+					pd.offsetBound(lang.OpGe, lo, lang.FormatExpr(e))
+					pd.offsetBound(lang.OpLe, hi, "")
+				}
+			}
+		}
+	}
+	return pd
+}
+
+// columnComparison matches `column op literal` or `literal op column` on
+// a record column (no JSON path), turning the second into the first.
+func columnComparison(b *lang.Binary) (string, lang.Op, lang.Expr, bool) {
+	if !b.Op.IsComparison() {
+		return "", 0, nil, false
+	}
+	if c, ok := b.L.(*lang.Column); ok && c.Path == nil {
+		return c.Name, b.Op, b.R, true
+	}
+	if c, ok := b.R.(*lang.Column); ok && c.Path == nil {
+		flip := map[lang.Op]lang.Op{lang.OpEq: lang.OpEq, lang.OpNe: lang.OpNe, lang.OpLt: lang.OpGt, lang.OpLe: lang.OpGe, lang.OpGt: lang.OpLt, lang.OpGe: lang.OpLe}
+		return c.Name, flip[b.Op], b.L, true
+	}
+	return "", 0, nil, false
+}
+
+func intLit(e lang.Expr) (int64, bool) {
+	if n, ok := e.(*lang.IntLit); ok {
+		return n.V, true
+	}
+	return 0, false
+}
+
+// timeLit reads a time literal: TIMESTAMP '...', d AGO, or epoch ms.
+func timeLit(e lang.Expr, now time.Time) (int64, bool) {
+	switch x := e.(type) {
+	case *lang.TimeLit:
+		return x.Ms, true
+	case *lang.AgoLit:
+		return now.Add(-x.Ago).UnixMilli(), true
+	case *lang.IntLit:
+		return x.V, true
+	}
+	return 0, false
+}
+
+func (pd *pushdown) restrict(ps []int32, text string) {
+	if pd.partitions == nil {
+		pd.partitions = slices.Clone(ps)
+	} else {
+		pd.partitions = slices.DeleteFunc(pd.partitions, func(p int32) bool { return !slices.Contains(ps, p) })
+	}
+	if pd.partitions == nil {
+		pd.partitions = []int32{}
+	}
+	pd.notes = append(pd.notes, text+": reads only the partitions it names")
+}
+
+func (pd *pushdown) offsetBound(op lang.Op, n int64, text string) {
+	switch op {
+	case lang.OpGe:
+		pd.minOffset = max(pd.minOffset, n)
+	case lang.OpGt:
+		pd.minOffset = max(pd.minOffset, n+1)
+	case lang.OpEq:
+		pd.minOffset = max(pd.minOffset, n)
+		pd.maxOffset = min(pd.maxOffset, n+1)
+	case lang.OpLt:
+		pd.maxOffset = min(pd.maxOffset, n)
+	case lang.OpLe:
+		pd.maxOffset = min(pd.maxOffset, n+1)
+	default:
+		return
+	}
+	if text != "" {
+		pd.notes = append(pd.notes, text+": each partition's reading starts or ends at that offset")
+	}
+}
+
+func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
+	from, to := pd.fromMs, pd.toMs
+	setFrom := func(v int64) {
+		if from == nil || v > *from {
+			from = &v
+		}
+	}
+	setTo := func(v int64) {
+		if to == nil || v < *to {
+			to = &v
+		}
+	}
+	switch op {
+	case lang.OpGe:
+		setFrom(ms)
+	case lang.OpGt:
+		setFrom(ms + 1)
+	case lang.OpEq:
+		setFrom(ms)
+		setTo(ms + 1)
+	case lang.OpLt:
+		setTo(ms)
+	case lang.OpLe:
+		setTo(ms + 1)
+	default:
+		return
+	}
+	pd.fromMs, pd.toMs = from, to
+	if text != "" {
+		pd.notes = append(pd.notes, text+": each partition starts (or ends) at the first offset with a timestamp at or after the bound (ListOffsets by time, one request per leader broker); records written later with an earlier timestamp are not read")
+	}
+}
+
+// apply narrows each partition's [start, end) by the pushdown, reading
+// offsets by time where a time bound asks for it; partitions that fail
+// ListOffsets are reported missing and dropped from bounds.
+func (pd *pushdown) apply(s *Session, r *consumeResult, bounds map[kafka.TopicPartition]span) error {
+	for tp, b := range bounds {
+		if pd.minOffset != math.MinInt64 {
+			b.start = max(b.start, min(pd.minOffset, b.end))
+		}
+		if pd.maxOffset != math.MaxInt64 {
+			b.end = max(b.start, min(b.end, pd.maxOffset))
+		}
+		bounds[tp] = b
+	}
+	byTime := func(ms int64) (map[kafka.TopicPartition]int64, error) {
+		parts := make([]kafka.TopicPartition, 0, len(bounds))
+		for tp := range bounds {
+			parts = append(parts, tp)
+		}
+		got, failed, err := s.cl.ListOffsets(r.mg.ctx, r.mg.m, parts, ms, true)
+		if err != nil {
+			return nil, err
+		}
+		for tp, pe := range failed {
+			r.mg.missing = append(r.mg.missing, pe)
+			delete(bounds, tp)
+		}
+		out := make(map[kafka.TopicPartition]int64, len(got))
+		for tp, a := range got {
+			out[tp] = a.Offset // -1: no record at or after ms
+		}
+		return out, nil
+	}
+	if pd.fromMs != nil {
+		offs, err := byTime(*pd.fromMs)
+		if err != nil {
+			return err
+		}
+		for tp, b := range bounds {
+			if o, ok := offs[tp]; ok {
+				if o < 0 {
+					b.start = b.end
+				} else {
+					b.start = max(b.start, min(o, b.end))
+				}
+				bounds[tp] = b
+			}
+		}
+	}
+	if pd.toMs != nil {
+		offs, err := byTime(*pd.toMs)
+		if err != nil {
+			return err
+		}
+		for tp, b := range bounds {
+			if o, ok := offs[tp]; ok && o >= 0 {
+				b.end = max(b.start, min(b.end, o))
+				bounds[tp] = b
+			}
+		}
+	}
+	return nil
+}
+
+// recordQuery is compiled once per statement: what the scan evaluates.
+type recordQuery struct {
+	comp  *eval.Compiler
+	where *eval.Expr // nil: every record
+}
+
+func compileRecordQuery(st *lang.Consume, now time.Time) (*recordQuery, error) {
+	q := &recordQuery{comp: eval.NewRecordCompiler(eval.Options{Now: now})}
+	if st.Where != nil {
+		w, err := q.comp.Compile(st.Where)
+		if err != nil {
+			return nil, fmt.Errorf("WHERE %s: %w", lang.FormatExpr(st.Where), err)
+		}
+		q.where = w
+	}
+	return q, nil
+}
+
+// wrapQuery puts the operators a statement needs on top of its scan.
+func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
+	q := r.q
+	switch {
+	case st.HasAggregates():
+		agg, err := eval.NewAggregation(q.comp, st)
+		if err != nil {
+			return nil, err
+		}
+		return &aggResult{scan: r, agg: agg, limit: r.outLimit}, nil
+	case st.OrderBy != nil:
+		ord, err := eval.NewOrder(q.comp, st.OrderBy, st.Projection)
+		if err != nil {
+			return nil, err
+		}
+		var proj *eval.Projection
+		if st.Projection != nil {
+			if proj, err = eval.NewProjection(q.comp, st.Projection); err != nil {
+				return nil, err
+			}
+		}
+		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.outLimit}, nil
+	case st.Projection != nil:
+		proj, err := eval.NewProjection(q.comp, st.Projection)
+		if err != nil {
+			return nil, err
+		}
+		return &projectResult{scan: r, proj: proj}, nil
+	}
+	return r, nil
+}
+
+// projectResult is a SELECT list over the scan's matching records.
+type projectResult struct {
+	scan *consumeResult
+	proj *eval.Projection
+}
+
+func (p *projectResult) Columns() []result.Column { return p.proj.Columns() }
+func (p *projectResult) Next() (result.Row, bool) {
+	if _, ok := p.scan.NextRecord(); !ok {
+		return nil, false
+	}
+	return p.proj.Row(), true
+}
+func (p *projectResult) Err() error                      { return p.scan.Err() }
+func (p *projectResult) Close()                          { p.scan.Close() }
+func (p *projectResult) Warnings() []string              { return p.scan.Warnings() }
+func (p *projectResult) NextPage() (*lang.Consume, bool) { return p.scan.NextPage() }
+
+// aggResult reads the whole range, then returns the groups.
+type aggResult struct {
+	scan  *consumeResult
+	agg   *eval.Aggregation
+	limit int64
+	rows  *result.Slice
+	err   error
+}
+
+func (a *aggResult) Columns() []result.Column { return a.agg.Columns() }
+func (a *aggResult) Next() (result.Row, bool) {
+	if a.rows == nil {
+		for {
+			if _, ok := a.scan.NextRecord(); !ok {
+				break
+			}
+			if err := a.agg.Add(); err != nil {
+				a.err = err
+				a.scan.Close()
+				a.rows = result.NewSlice(a.agg.Columns(), nil)
+				return nil, false
+			}
+		}
+		a.rows = result.NewSlice(a.agg.Columns(), a.agg.Rows(int(min(a.limit, math.MaxInt32))))
+	}
+	return a.rows.Next()
+}
+func (a *aggResult) Err() error {
+	if a.err != nil {
+		return a.err
+	}
+	return a.scan.Err()
+}
+func (a *aggResult) Close()             { a.scan.Close() }
+func (a *aggResult) Scanned() int64     { return a.scan.Scanned() }
+func (a *aggResult) Warnings() []string { return a.scan.Warnings() }
+
+// orderResult reads the whole range and keeps the first LIMIT rows by
+// ORDER BY in a heap: memory is bounded by LIMIT, not by the range.
+type orderResult struct {
+	scan  *consumeResult
+	ord   *eval.Order
+	proj  *eval.Projection // nil: the six record columns
+	limit int64
+	out   []sortedRow
+	i     int
+	done  bool
+}
+
+type sortedRow struct {
+	keys []eval.Value
+	row  result.Row
+	seq  int64 // scan order: equal keys keep it
+}
+
+// topHeap is a max-heap by ORDER BY (the worst row on top), so a better
+// row replaces the worst once LIMIT rows are held.
+type topHeap struct {
+	rows []sortedRow
+	ord  *eval.Order
+}
+
+func (h *topHeap) cmp(a, b sortedRow) int {
+	if c := h.ord.Compare(a.keys, b.keys); c != 0 {
+		return c
+	}
+	return int(a.seq - b.seq)
+}
+func (h *topHeap) Len() int           { return len(h.rows) }
+func (h *topHeap) Less(i, j int) bool { return h.cmp(h.rows[i], h.rows[j]) > 0 }
+func (h *topHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *topHeap) Push(x any)         { h.rows = append(h.rows, x.(sortedRow)) }
+func (h *topHeap) Pop() any {
+	x := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return x
+}
+
+func (o *orderResult) Columns() []result.Column {
+	if o.proj != nil {
+		return o.proj.Columns()
+	}
+	return result.RecordColumns
+}
+
+func (o *orderResult) Next() (result.Row, bool) {
+	if !o.done {
+		o.done = true
+		h := &topHeap{ord: o.ord}
+		var seq int64
+		var keys []eval.Value
+		for {
+			rec, ok := o.scan.NextRecord()
+			if !ok {
+				break
+			}
+			keys = o.ord.Keys(keys[:0])
+			cand := sortedRow{keys: keys, seq: seq}
+			seq++
+			if int64(h.Len()) >= o.limit && h.cmp(cand, h.rows[0]) >= 0 {
+				continue // not better than the worst row kept
+			}
+			cand.keys = slices.Clone(keys)
+			if o.proj != nil {
+				cand.row = o.proj.Row()
+			} else {
+				cand.row = rec.Clone().Row()
+			}
+			heap.Push(h, cand)
+			if int64(h.Len()) > o.limit {
+				heap.Pop(h)
+			}
+		}
+		o.out = h.rows
+		slices.SortFunc(o.out, h.cmp)
+	}
+	if o.i >= len(o.out) {
+		return nil, false
+	}
+	o.i++
+	return o.out[o.i-1].row, true
+}
+func (o *orderResult) Err() error         { return o.scan.Err() }
+func (o *orderResult) Close()             { o.scan.Close() }
+func (o *orderResult) Scanned() int64     { return o.scan.Scanned() }
+func (o *orderResult) Warnings() []string { return o.scan.Warnings() }
+
+// explainQuery adds the filter and what was pushed down to an EXPLAIN.
+func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
+	if st.Where != nil {
+		p.rows = append(p.rows, result.Row{nil, "Filter", nil, "kql", "WHERE " + lang.FormatExpr(st.Where) + " on every record read"})
+	}
+	for _, n := range pd.notes {
+		p.rows = append(p.rows, result.Row{nil, "Pushdown", nil, "kql", n})
+	}
+	if key, ok := keyEquality(st.Where); ok && st.PartitionForKey == nil {
+		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
+			"WHERE key = ... reads every partition: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
+			lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
+	}
+	if st.Follow {
+		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
+	}
+	switch {
+	case st.HasAggregates():
+		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, then LIMIT limits the groups (at most 100000 groups)"})
+	case st.OrderBy != nil:
+		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, keeps the first LIMIT rows by ORDER BY"})
+	}
+}
+
+// keyEquality finds `key = 'text'` (or x'..') among WHERE's conjuncts.
+func keyEquality(where lang.Expr) ([]byte, bool) {
+	var found []byte
+	var walk func(e lang.Expr) bool
+	walk = func(e lang.Expr) bool {
+		b, ok := e.(*lang.Binary)
+		if !ok {
+			return false
+		}
+		if b.Op == lang.OpAnd {
+			return walk(b.L) || walk(b.R)
+		}
+		col, op, lit, ok := columnComparison(b)
+		if !ok || col != "key" || op != lang.OpEq {
+			return false
+		}
+		if v, ok := lit.(*lang.BytesLit); ok {
+			found = v.V
+			return true
+		}
+		return false
+	}
+	if where == nil || !walk(where) {
+		return nil, false
+	}
+	return found, true
+}
+
+// formatPartitions is a partition list for messages.
+func formatPartitions(ps []int32) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ", ")
+}
