@@ -59,4 +59,3 @@ func TestClassifySecurity(t *testing.T) {
 		}
 	}
 }
-
