@@ -392,7 +392,13 @@ func (r *Real) nodeDied() error {
 		n.mu.Unlock()
 		if j != nil && j.hasExited() {
 			tailText := n.logTail(40)
-			err := fmt.Errorf("Kafka broker %d (pid %d, %s) exited: %v; its log ends:\n%s", n.id, j.proc.Pid, n.addr(), j.err, tailText)
+			first := ""
+			if line := n.firstError(); line != "" && !strings.Contains(tailText, line) {
+				// A broker that fails at start-up can log more on its way
+				// down (a second fault, its config) than the tail holds.
+				first = "; its first error: " + line
+			}
+			err := fmt.Errorf("Kafka broker %d (pid %d, %s) exited: %v%s; its log ends:\n%s", n.id, j.proc.Pid, n.addr(), j.err, first, tailText)
 			if strings.Contains(tailText, "Address already in use") {
 				return fmt.Errorf("%w: %w", errPortTaken, err)
 			}
@@ -408,6 +414,22 @@ func (r *Real) allTails() string {
 		fmt.Fprintf(&b, "\n--- broker %d (%s), last lines of its log:\n%s", n.id, n.addr(), n.logTail(15))
 	}
 	return b.String()
+}
+
+// firstError returns the first ERROR or FATAL line of the node's logs.
+func (n *node) firstError() string {
+	for _, f := range []string{stdoutLog, serverLog} {
+		data, err := os.ReadFile(filepath.Join(n.dir, f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, " ERROR ") || strings.Contains(line, " FATAL ") {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	return ""
 }
 
 // LogTail returns the last n lines of broker id's log (and of the JVM's own
