@@ -4,7 +4,13 @@
 #                    the prerequisites, fetches Kafka, go vet, then every test
 #                    with -race, on kfake and on a real 3-broker Kafka cluster
 #   make build       bin/kql
+#   make test-real-full  make test without -short: also the long fault tests
+#                    (brokers killed, hung and moved under running statements)
+#   make test-versions   the real-Kafka suite on the oldest and newest 4.x
+#                    releases on Maven Central (KAFKA_VERSIONS), not in make test
 #   make cluster     a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
+#   make cluster-secure  the same with SASL_SSL, mTLS and ACLs, and ready-made
+#                    client.properties files
 #   make bench       the record-path benchmark (issue 9): a bare franz-go consumer,
 #                    kql in each format and kcat, as separate processes, on an
 #                    in-process 3-broker kfake; BENCHFLAGS passes flags, e.g.
@@ -24,10 +30,16 @@ FUZZTIME  ?= 10m
 # cores a whole run takes minutes, so the timeout is generous.
 TESTTIMEOUT ?= 30m
 export KQL_KAFKA_VERSION ?= 4.3.1
+# The oldest and newest Apache Kafka 4.x releases Maven Central served when
+# last checked (mvn dependency:get ...:LATEST and its maven-metadata.xml).
+KAFKA_VERSIONS ?= 4.0.0 4.4.0
+# The packages whose tests use the real cluster. test-versions shows each
+# cluster's start line (it names the Kafka version), failures and results.
+REAL_PKGS := ./kafka/kafkatest/... ./exec/... ./cmd/kql/...
 
 BENCHFLAGS ?=
 
-.PHONY: all test deps vet bench bench-real bench-go fuzz cluster build clean
+.PHONY: all test test-real-full test-versions deps vet bench bench-real bench-go fuzz cluster cluster-secure build clean
 
 all: build
 
@@ -36,14 +48,36 @@ build:
 
 # The run id marks every process this run starts (the JVMs inherit it), so
 # the leak check afterwards finds this run's JVMs and nobody else's.
+# -short skips only the long fault tests (they say so); make test-real-full
+# runs them too.
 test: deps vet
-	@run="$$$$-$$(date +%s%N)"; \
-	echo "$(GO) test -race -count=1 -timeout $(TESTTIMEOUT) -v ./..."; \
-	rc=0; KQL_TEST_RUN=$$run $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) -v ./... || rc=$$?; \
+	@$(call gotest,-race -short -count=1 -timeout $(TESTTIMEOUT) -v ./...)
+
+test-real-full: deps vet
+	@$(call gotest,-race -count=1 -timeout 60m -v ./...)
+
+test-versions: deps
+	@for v in $(KAFKA_VERSIONS); do \
+		echo "=== Apache Kafka $$v"; \
+		$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only -version $$v || exit 1; \
+		start=$$(date +%s); \
+		log=$${TMPDIR:-/tmp}/kql-test-versions-$$v.log; \
+		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-v -short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) 2>&1 | tee $$log | \
+			grep --line-buffered -E '^(ok|FAIL|--- FAIL|panic|make: |go test )|kafkatest: (Apache Kafka|stopped)' || { echo "Apache Kafka $$v: failed; the whole output is in $$log" >&2; exit 1; }; \
+		echo "=== Apache Kafka $$v: passed in $$(( $$(date +%s) - start ))s"; \
+	done
+
+# gotest runs go test with a run id that marks every process the run starts
+# (the JVMs inherit it), then fails if any of them outlived it.
+define gotest
+run="$$$$-$$(date +%s%N)"; \
+	echo "$(GO) test $(1)"; \
+	rc=0; KQL_TEST_RUN=$$run $(GO) test $(1) || rc=$$?; \
 	leftover() { grep -lsz "^KQL_TEST_RUN=$$run\$$" /proc/[0-9]*/environ | cut -d/ -f3 | tr '\n' ' ' || true; }; \
 	left=$$(leftover); if [ -n "$$left" ]; then sleep 3; left=$$(leftover); fi; \
-	if [ -n "$$left" ]; then echo "make test: processes of this test run outlived it (pids $$left): a JVM leak in kafka/kafkatest" >&2; exit 1; fi; \
+	if [ -n "$$left" ]; then echo "make: processes of this test run outlived it (pids $$left): a JVM leak in kafka/kafkatest" >&2; exit 1; fi; \
 	exit $$rc
+endef
 
 vet:
 	$(GO) vet ./...
@@ -91,6 +125,10 @@ fuzz:
 cluster:
 	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
 	exec bin/kql-cluster
+
+cluster-secure:
+	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
+	exec bin/kql-cluster -secure
 
 clean:
 	rm -rf bin

@@ -20,10 +20,24 @@ const topicSettle = 10 * time.Second
 
 var adminCols = []result.Column{col("topic", result.String), col("result", result.String)}
 
+// authzError is a denied admin request; errors.Is finds the Kafka error.
+type authzError struct {
+	msg string
+	err error
+}
+
+func (e *authzError) Error() string { return e.msg }
+func (e *authzError) Unwrap() error { return e.err }
+
 func topicErr(verb, topic string, code int16, msg *string) error {
 	err := kerr.ErrorForCode(code)
 	if err == nil {
 		return nil
+	}
+	if kafka.IsAuthorization(err) {
+		// The broker's message ("Authorization failed.") adds nothing to
+		// what was denied and what to ask for.
+		return &authzError{fmt.Sprintf("%s %q: %s", verb, topic, kafka.Describe(err)), err}
 	}
 	detail := err.Error()
 	if msg != nil && *msg != "" {

@@ -113,6 +113,9 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 		return unknown("the cluster did not answer DescribeQuorum: " + oneLine(err))
 	}
 	resp := raw.(*kmsg.DescribeQuorumResponse)
+	if resp.ErrorCode == kerr.ClusterAuthorizationFailed.Code {
+		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
+	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 		return unknown("DescribeQuorum failed: " + err.Error())
 	}

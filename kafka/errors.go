@@ -28,14 +28,17 @@ func Classify(code int16) RetryClass {
 	case kerr.NotLeaderForPartition.Code, kerr.UnknownTopicOrPartition.Code,
 		kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code,
 		kerr.UnknownLeaderEpoch.Code, kerr.ReplicaNotAvailable.Code,
-		kerr.KafkaStorageError.Code, kerr.NotController.Code,
-		kerr.OffsetNotAvailable.Code:
+		kerr.KafkaStorageError.Code, kerr.NotController.Code:
 		return MovedLeader
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code,
 		kerr.CoordinatorLoadInProgress.Code:
 		return MovedCoordinator
 	case kerr.RequestTimedOut.Code, kerr.NetworkException.Code,
-		kerr.ThrottlingQuotaExceeded.Code:
+		kerr.ThrottlingQuotaExceeded.Code,
+		// A new leader whose high watermark has not caught up yet: it
+		// needs its followers' next fetch (up to replica.fetch.wait.max.ms,
+		// 500 ms by default), not other metadata.
+		kerr.OffsetNotAvailable.Code:
 		return Transient
 	}
 	return Fatal
@@ -100,6 +103,11 @@ type GroupError struct {
 }
 
 func (e *GroupError) Error() string {
+	if e.API == "FindCoordinator" && e.Broker >= 0 {
+		// The lookup itself failed: the broker that answered it is not
+		// the group's coordinator.
+		return fmt.Sprintf("FindCoordinator for group %q, answered by broker %d (%s): %s", e.Group, e.Broker, e.Addr, describe(e.Err))
+	}
 	where := "no coordinator"
 	if e.Broker >= 0 {
 		where = fmt.Sprintf("coordinator broker %d (%s)", e.Broker, e.Addr)
@@ -107,6 +115,20 @@ func (e *GroupError) Error() string {
 	return fmt.Sprintf("%s: group %q on %s: %s", e.API, e.Group, where, describe(e.Err))
 }
 func (e *GroupError) Unwrap() error { return e.Err }
+
+// Describe is describe for other packages: a Kafka error's name and what to do.
+func Describe(err error) string { return describe(err) }
+
+// IsAuthorization reports whether err is a Kafka authorization failure.
+func IsAuthorization(err error) bool {
+	for _, e := range []error{kerr.TopicAuthorizationFailed, kerr.GroupAuthorizationFailed, kerr.ClusterAuthorizationFailed,
+		kerr.TransactionalIDAuthorizationFailed, kerr.DelegationTokenAuthorizationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
 
 // describe turns a Kafka error into its name plus a sentence a person can act on.
 func describe(err error) string {
@@ -117,13 +139,17 @@ func describe(err error) string {
 	hint := ""
 	switch ke.Code {
 	case kerr.NotLeaderForPartition.Code, kerr.LeaderNotAvailable.Code, kerr.FencedLeaderEpoch.Code, kerr.UnknownLeaderEpoch.Code:
-		hint = "the partition's leadership is moving; kql refreshed metadata and retried once, try again shortly"
+		hint = "the partition's leadership is moving; kql refreshed metadata and retried, try again shortly"
 	case kerr.UnknownTopicOrPartition.Code:
 		hint = "the broker does not know this partition; it may have been deleted or not yet propagated"
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
 		hint = "the group's coordinator is moving or loading; kql looked it up again and retried, try again shortly"
-	case kerr.TopicAuthorizationFailed.Code, kerr.GroupAuthorizationFailed.Code, kerr.ClusterAuthorizationFailed.Code:
-		hint = "the principal kql connects as lacks an ACL for this; ask the cluster's operator"
+	case kerr.TopicAuthorizationFailed.Code:
+		return ke.Message + ": not authorized: no ACL allows this on the topic (DESCRIBE to see it, READ to consume, WRITE to produce, CREATE, DELETE or ALTER to change it); ask the cluster's operator"
+	case kerr.GroupAuthorizationFailed.Code:
+		return ke.Message + ": not authorized: no ACL allows this on the group (DESCRIBE to see it, READ for its offsets, DELETE to delete it); ask the cluster's operator"
+	case kerr.ClusterAuthorizationFailed.Code:
+		return ke.Message + ": not authorized: no ACL allows this on the cluster; ask the cluster's operator"
 	case kerr.RequestTimedOut.Code:
 		hint = "the broker did not finish in time; it may be overloaded"
 	case kerr.OffsetOutOfRange.Code:

@@ -38,7 +38,7 @@ func TestErrorsNameBrokerAndAdvise(t *testing.T) {
 	pe := &PartitionError{API: "ListOffsets", Topic: "orders", Partition: 3, Broker: 1, Addr: "127.0.0.1:9093", Err: kerr.NotLeaderForPartition}
 	msg := pe.Error()
 	require.True(t, strings.HasPrefix(msg, "ListOffsets: partition orders/3 on broker 1 (127.0.0.1:9093): NOT_LEADER_FOR_PARTITION"), msg)
-	require.Contains(t, msg, "retried once")
+	require.Contains(t, msg, "refreshed metadata and retried")
 
 	ge := &GroupError{API: "OffsetFetch", Group: "billing", Broker: 0, Addr: "h:1", Err: kerr.NotCoordinator}
 	require.Contains(t, ge.Error(), `group "billing" on coordinator broker 0 (h:1): NOT_COORDINATOR`)

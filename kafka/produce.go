@@ -81,6 +81,13 @@ func (c *Cluster) Produce(ctx context.Context, rec *kgo.Record) (*kgo.Record, er
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("PRODUCE to %s/%d cancelled: the record may still have been written; CONSUME the partition to check: %w", rec.Topic, rec.Partition, ctx.Err())
 			}
+			if errors.Is(err, kerr.ClusterAuthorizationFailed) || errors.Is(err, kerr.TopicAuthorizationFailed) {
+				// kgo's idempotent producer first asks InitProducerId, which
+				// Kafka 2.8+ allows with WRITE on any topic (KIP-679) and
+				// older brokers only with IDEMPOTENT_WRITE on the cluster.
+				return nil, fmt.Errorf("PRODUCE to %s/%d: not authorized to write to topic %q: the principal needs the WRITE ACL on the topic (kql's idempotent producer also needs IDEMPOTENT_WRITE on the cluster on brokers older than Kafka 2.8): %w",
+					rec.Topic, rec.Partition, rec.Topic, err)
+			}
 			return nil, fmt.Errorf("PRODUCE to %s/%d (leader broker %s): %w", rec.Topic, rec.Partition, c.leaderAddr(rec.Topic, rec.Partition), err)
 		}
 		return out, nil

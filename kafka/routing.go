@@ -105,6 +105,10 @@ func (c *Cluster) anySeed(ctx context.Context, api string, items []string, req k
 			c.metaMu.Unlock()
 			return resp, -1, nil
 		}
+		if se := classifySecurity(addr, err, c.cfg.TLS != nil, c.cfg.TLS != nil && (len(c.cfg.TLS.Certificates) > 0 || c.cfg.TLS.GetClientCertificate != nil)); se != nil {
+			// Every broker would answer the same: stop at the first.
+			return nil, -1, se
+		}
 		errs = append(errs, &BrokerError{API: api, ID: -1, Addr: addr, Err: err})
 		if ctx.Err() != nil {
 			break
@@ -173,8 +177,8 @@ func PlanLeaders(api string, m *Metadata, parts []TopicPartition) (map[int32][]T
 // Leaders sends one request per leader broker (never one per partition),
 // to all leaders concurrently, and merges the per-partition answers.
 // Partitions whose answer says the cluster moved (a new leader, a fenced
-// epoch, a broker that could not be reached) are retried once after a
-// metadata refresh; what still fails is returned per partition, never
+// epoch, a broker that could not be reached) are retried after a metadata
+// refresh, up to three times with growing pauses (leaderAttempts); what still fails is returned per partition, never
 // dropped. m may be nil, in which case metadata is read first.
 func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicPartition, lr LeaderRequest[R]) (map[TopicPartition]R, map[TopicPartition]*PartitionError, error) {
 	topics := topicsOf(parts)
@@ -187,15 +191,19 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 	got := make(map[TopicPartition]R, len(parts))
 	pending := parts
 	var failed map[TopicPartition]*PartitionError
-	for attempt := 0; attempt < 2 && len(pending) > 0; attempt++ {
+	for attempt := 0; attempt < leaderAttempts && len(pending) > 0; attempt++ {
 		if attempt > 0 {
-			if anyTransient(failed) {
+			if pause := retryPause(attempt, anyTransient(failed)); pause > 0 {
 				// A transient failure (a timeout, throttling) asks for a
-				// pause, not only for fresh metadata.
+				// pause, not only for fresh metadata; so does a leader
+				// that still says NOT_LEADER after a refresh: the broker
+				// that answered Metadata saw the move before the new
+				// leader applied it (measured while leaders moved by
+				// reassignment and election every 300 ms).
 				select {
 				case <-ctx.Done():
 					return got, failed, ctx.Err()
-				case <-time.After(transientBackoff):
+				case <-time.After(pause):
 				}
 			}
 			var err error
@@ -278,6 +286,25 @@ var ErrNotMentioned = errors.New("the broker's response did not mention this par
 
 // transientBackoff is the pause before retrying a transient failure.
 const transientBackoff = 200 * time.Millisecond
+
+// leaderAttempts bounds the rounds of Leaders: the first, one retry right
+// after a metadata refresh (after transientBackoff if the failure was
+// transient), and two more after 250 and 500 ms: together longer than a
+// follower's fetch wait (replica.fetch.wait.max.ms, 500 ms), which is what
+// a new leader's high watermark waits for.
+const leaderAttempts = 4
+
+// retryPause is the pause before round attempt (1-based retries).
+func retryPause(attempt int, transient bool) time.Duration {
+	pause := time.Duration(0)
+	if attempt >= 2 {
+		pause = time.Duration(attempt-1) * 250 * time.Millisecond
+	}
+	if transient {
+		pause = max(pause, transientBackoff)
+	}
+	return pause
+}
 
 func anyTransient(failed map[TopicPartition]*PartitionError) bool {
 	for _, pe := range failed {

@@ -172,7 +172,8 @@ type app struct {
 	opts   *options
 	rt     world
 
-	kcfg     kafka.Config // how the current connection was made; \connect reuses it
+	kcfg     kafka.Config  // how the current connection was made; \connect reuses it
+	sett     *connSettings // the settings kcfg was made from (nil for the playground)
 	conn     *connection
 	stopPG   func()
 	complete *nameCache
@@ -292,9 +293,17 @@ func (a *app) connect(ctx context.Context) int {
 			a.errorf("kql: %v", err)
 			return exitUsage
 		}
+		a.sett = s
+		if w := s.insecureWarning(); w != "" {
+			a.warnf("%s", w)
+		}
 	}
 	conn, err := a.rt.dial(ctx, a.kcfg)
 	if err != nil {
+		if se := kafka.AsSecurityError(err); se != nil && a.sett != nil {
+			a.errorf("kql: %s", a.sett.securityMessage(se))
+			return exitUnreachable
+		}
 		a.errorf("kql: %v", err)
 		if kafka.IsUnreachable(err) {
 			return exitUnreachable
@@ -302,6 +311,10 @@ func (a *app) connect(ctx context.Context) int {
 		return exitFailed
 	}
 	a.setConnection(conn)
+	if a.sett != nil && a.sett.overridden != "" {
+		// After the connection: had it failed, the error would say it.
+		a.noticef("kql: the SASL password of %s came from $KQL_SASL_PASSWORD, which takes precedence over %s", a.sett.saslUser, a.sett.overridden)
+	}
 	return exitOK
 }
 

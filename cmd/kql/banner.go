@@ -25,6 +25,9 @@ func (a *app) banner(ctx context.Context) {
 	default:
 		fmt.Fprintf(a.stderr, "kql %s: connected to %s\n", Version, where)
 	}
+	if a.sett != nil {
+		fmt.Fprintf(a.stderr, "connection: %s\n", a.sett.connectedAs())
+	}
 	fmt.Fprintln(a.stderr, `Type \? for meta-commands, \help for statements, \q to quit.`)
 }
 

@@ -26,7 +26,11 @@ type connSettings struct {
 
 	tls           bool
 	caFile        string
+	caPEM         []byte // ssl.truststore.certificates: the CAs inline, when no caFile
+	caSource      string // where the trusted CAs come from, for messages: "--tls-ca ca.pem", ...
 	certFile      string
+	certPEM       []byte // ssl.keystore.certificate.chain, inline
+	keyPEM        []byte // ssl.keystore.key, inline
 	keyFile       string
 	keystoreFile  string // a PEM file holding both certificate and key (ssl.keystore.type=PEM)
 	serverName    string
@@ -36,6 +40,14 @@ type connSettings struct {
 	saslUser      string
 	saslPassword  string
 	havePassword  bool
+	// passwordSource says where the password came from, for messages:
+	// "$KQL_SASL_PASSWORD", "sasl.jaas.config in FILE" or "the prompt".
+	passwordSource string
+	// skipVerifyIgnored names a CA setting --tls-insecure-skip-verify made
+	// moot (from the properties file; with --tls-ca it is a usage error).
+	skipVerifyIgnored string
+	// overridden names the password source $KQL_SASL_PASSWORD replaced.
+	overridden string
 }
 
 // commandConfig is what a --command-config file said.
@@ -65,6 +77,10 @@ var knownConfigKeys = map[string]bool{
 	"ssl.keystore.type":                     true,
 	"ssl.keystore.location":                 true,
 	"ssl.keystore.password":                 true,
+	"ssl.truststore.certificates":           true,
+	"ssl.keystore.certificate.chain":        true,
+	"ssl.keystore.key":                      true,
+	"ssl.key.password":                      true,
 	"ssl.endpoint.identification.algorithm": true,
 }
 
@@ -90,6 +106,9 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 		kv[p.key] = p
 	}
 	cc := &commandConfig{path: path}
+	if w := configSecretWarning(path, props); w != "" {
+		cc.warnings = append(cc.warnings, w)
+	}
 	bad := func(key, format string, a ...any) error {
 		return fmt.Errorf("--command-config %s:%d: %s: %s", path, kv[key].line, key, fmt.Sprintf(format, a...))
 	}
@@ -163,6 +182,7 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 			return nil, bad("sasl.jaas.config", `want username="..." and password="..."`)
 		}
 		s.saslUser, s.saslPassword, s.havePassword = user, pass, true
+		s.passwordSource = "sasl.jaas.config in " + path
 		cc.jaasUser = user
 	}
 	if s.tls {
@@ -175,6 +195,19 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 		}
 		if v, ok := get("ssl.ca.location"); ok {
 			s.caFile = rel(v)
+			s.caSource = "ssl.ca.location " + s.caFile
+		}
+		if v, ok := get("ssl.truststore.certificates"); ok && v != "" {
+			// Kafka's inline PEM trust store (ssl.truststore.type=PEM).
+			if typ, _ := get("ssl.truststore.type"); typ != "" && !strings.EqualFold(typ, "PEM") {
+				return nil, bad("ssl.truststore.certificates", "needs ssl.truststore.type=PEM, got %q", typ)
+			}
+			pemText := []byte(inlinePEM(v))
+			if !x509.NewCertPool().AppendCertsFromPEM(pemText) {
+				return nil, bad("ssl.truststore.certificates", "no PEM certificate in it (want -----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)")
+			}
+			s.caPEM = pemText
+			s.caSource = "ssl.truststore.certificates in " + path
 		}
 		if v, ok := get("ssl.truststore.location"); ok && v != "" {
 			typ, _ := get("ssl.truststore.type")
@@ -183,6 +216,7 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 				return nil, bad("ssl.truststore.location", "%v", err)
 			}
 			s.caFile = loc
+			s.caSource = "ssl.truststore.location " + loc
 		}
 		if v, ok := get("ssl.certificate.location"); ok {
 			s.certFile = rel(v)
@@ -201,11 +235,83 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 			}
 			s.keystoreFile = loc
 		}
+		chain, okc := get("ssl.keystore.certificate.chain")
+		key, okk := get("ssl.keystore.key")
+		if okc != okk {
+			return nil, bad("ssl.keystore.certificate.chain", "ssl.keystore.certificate.chain and ssl.keystore.key go together")
+		}
+		if okc && chain != "" {
+			if _, ok := get("ssl.key.password"); ok {
+				return nil, bad("ssl.key.password", "kql reads unencrypted PEM keys only: decrypt it with `openssl pkcs8 -in key.pem -out plain.pem` and drop ssl.key.password")
+			}
+			s.certPEM, s.keyPEM = []byte(inlinePEM(chain)), []byte(inlinePEM(key))
+			if _, err := tls.X509KeyPair(s.certPEM, s.keyPEM); err != nil {
+				return nil, bad("ssl.keystore.certificate.chain", "with ssl.keystore.key: not a PEM certificate and unencrypted key that belong together (%v)", err)
+			}
+		}
 		if v, ok := get("ssl.endpoint.identification.algorithm"); ok && v == "" {
 			s.noHostVerify = true
 		}
 	}
 	return cc, nil
+}
+
+// inlinePEM restores the line breaks of a PEM block written on one
+// properties line (Kafka accepts "-----BEGIN CERTIFICATE----- MIIB... -----END
+// CERTIFICATE-----" with spaces, which is how a continued line reads back).
+func inlinePEM(v string) string {
+	var b strings.Builder
+	rest := v
+	for {
+		i := strings.Index(rest, "-----BEGIN ")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i+11:], "-----")
+		if j < 0 {
+			break
+		}
+		header := rest[i : i+11+j+5]
+		body := rest[i+len(header):]
+		k := strings.Index(body, "-----END ")
+		if k < 0 {
+			break
+		}
+		e := strings.Index(body[k+9:], "-----")
+		if e < 0 {
+			break
+		}
+		footer := body[k : k+9+e+5]
+		b.WriteString(header + "\n")
+		for _, f := range strings.Fields(body[:k]) {
+			b.WriteString(f + "\n")
+		}
+		b.WriteString(footer + "\n")
+		rest = body[k+len(footer):]
+	}
+	return b.String()
+}
+
+// configSecretWarning returns a warning if the properties file holds a
+// secret and others can read it, as ssh does for private keys.
+func configSecretWarning(path string, props []property) string {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm()&0o077 == 0 {
+		return ""
+	}
+	var secrets []string
+	for _, p := range props {
+		switch {
+		case p.key == "sasl.jaas.config" && strings.Contains(p.value, "password"),
+			p.key == "ssl.keystore.key", p.key == "ssl.key.password":
+			secrets = append(secrets, p.key)
+		}
+	}
+	if len(secrets) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("--command-config %s is readable by other users (mode %04o) and holds a secret (%s): run chmod 600 %s",
+		path, st.Mode().Perm(), strings.Join(secrets, ", "), path)
 }
 
 // checkPEMStore accepts a PEM store and refuses a JKS or PKCS12 one with the
@@ -260,7 +366,8 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 			s.clientID = f.clientID
 		}
 		s.tls, s.caFile, s.certFile, s.keyFile, s.keystoreFile, s.noHostVerify = f.tls, f.caFile, f.certFile, f.keyFile, f.keystoreFile, f.noHostVerify
-		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword
+		s.caPEM, s.caSource, s.certPEM, s.keyPEM = f.caPEM, f.caSource, f.certPEM, f.keyPEM
+		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword, s.passwordSource = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword, f.passwordSource
 	}
 	if o.bootstrapSet {
 		s.bootstrap = splitBootstrap(o.bootstrap)
@@ -272,23 +379,26 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		s.tls = true
 	}
 	if o.tlsCA != "" {
-		s.caFile = o.tlsCA
+		s.caFile, s.caPEM, s.caSource = o.tlsCA, nil, "--tls-ca "+o.tlsCA
 	}
 	if o.tlsCert != "" {
-		s.certFile, s.keyFile, s.keystoreFile = o.tlsCert, o.tlsKey, ""
+		s.certFile, s.keyFile, s.keystoreFile, s.certPEM, s.keyPEM = o.tlsCert, o.tlsKey, "", nil, nil
 	}
 	if o.tlsServerName != "" {
 		s.serverName = o.tlsServerName
 	}
 	if o.tlsInsecureSkipVerify {
+		// Never silently: --tls-ca with it is refused by parseFlags; a CA
+		// from the file is named in the warning every session prints.
 		s.skipVerify = true
+		s.skipVerifyIgnored = s.caSource
 	}
 	if o.saslMechanism != "" {
 		s.saslMechanism = o.saslMechanism
 	}
 	if o.saslUser != "" {
 		if o.saslUser != s.saslUser {
-			s.saslPassword, s.havePassword = "", false
+			s.saslPassword, s.havePassword, s.passwordSource = "", false, ""
 		}
 		s.saslUser = o.saslUser
 	}
@@ -299,15 +409,21 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		return nil, usagef("--sasl-user needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	}
 	if s.saslMechanism != "" {
+		// Precedence: $KQL_SASL_PASSWORD, then the file's sasl.jaas.config,
+		// then a prompt. The source is named in the banner and in any
+		// authentication error, so a stale variable is never silent.
 		if pw, ok := lookupEnv(getenv, "KQL_SASL_PASSWORD"); ok {
-			s.saslPassword, s.havePassword = pw, true
+			if s.havePassword && pw != s.saslPassword {
+				s.overridden = s.passwordSource
+			}
+			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "$KQL_SASL_PASSWORD"
 		}
 		if !s.havePassword {
 			pw, err := promptPassword(s.saslUser)
 			if err != nil {
 				return nil, err
 			}
-			s.saslPassword, s.havePassword = pw, true
+			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "the password prompt"
 		}
 	}
 	return &s, nil
@@ -360,7 +476,7 @@ func saslMechanism(name, user, pass string) (sasl.Mechanism, error) {
 
 func (s *connSettings) tlsConfig() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.serverName, InsecureSkipVerify: s.skipVerify}
-	if s.caFile != "" {
+	if s.caFile != "" && !s.skipVerify {
 		pem, err := os.ReadFile(s.caFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS CA file: %w", err)
@@ -370,8 +486,18 @@ func (s *connSettings) tlsConfig() (*tls.Config, error) {
 			return nil, fmt.Errorf("TLS CA file %s: no PEM certificates in it", s.caFile)
 		}
 		tc.RootCAs = pool
+	} else if len(s.caPEM) > 0 && !s.skipVerify {
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(s.caPEM)
+		tc.RootCAs = pool
 	}
 	switch {
+	case len(s.certPEM) > 0:
+		cert, err := tls.X509KeyPair(s.certPEM, s.keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate (ssl.keystore.certificate.chain, ssl.keystore.key): %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
 	case s.certFile != "":
 		cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
 		if err != nil {

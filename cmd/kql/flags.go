@@ -179,6 +179,9 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 		}
 		return nil, fs, usagef("--tls-cert needs --tls-key (the private key of that certificate)")
 	}
+	if o.tlsCA != "" && o.tlsInsecureSkipVerify {
+		return nil, fs, usagef("--tls-insecure-skip-verify would ignore --tls-ca %s (nothing is verified with it): give one of them", o.tlsCA)
+	}
 	if o.tlsCA != "" || o.tlsCert != "" || o.tlsServerName != "" || o.tlsInsecureSkipVerify {
 		o.tls = true
 	}

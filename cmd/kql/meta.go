@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/kql-dev/kql/kafka"
 	"math"
 	"os"
 	"sort"
@@ -256,6 +257,9 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 	defer cancel()
 	conn, err := a.rt.dial(dctx, cfg)
 	if err != nil {
+		if se := kafka.AsSecurityError(err); se != nil && a.sett != nil {
+			return fmt.Errorf(`\connect: %s (still connected to %s)`, a.sett.securityMessage(se), strings.Join(a.kcfg.Bootstrap, ","))
+		}
 		return fmt.Errorf(`\connect: %w (still connected to %s)`, err, strings.Join(a.kcfg.Bootstrap, ","))
 	}
 	a.kcfg = cfg

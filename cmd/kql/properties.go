@@ -84,14 +84,17 @@ func splitProperty(line string) (key, value string, err error) {
 		rest = strings.TrimLeft(rest[1:], " \t\f")
 	}
 	if key, err = unescapeProperty(k.String()); err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("key: %w", err)
 	}
 	if value, err = unescapeProperty(rest); err != nil {
-		return "", "", err
+		// The value may be a password: name the key and the position only.
+		return "", "", fmt.Errorf("%s: %w (the value is not shown: it may hold a password)", key, err)
 	}
 	return key, value, nil
 }
 
+// unescapeProperty undoes the properties escapes. Its errors never quote
+// the text, which may be a password.
 func unescapeProperty(s string) (string, error) {
 	if !strings.Contains(s, `\`) {
 		return s, nil
@@ -114,12 +117,13 @@ func unescapeProperty(s string) (string, error) {
 		case 'f':
 			b.WriteByte('\f')
 		case 'u':
+			bad := fmt.Errorf(`bad \u escape at character %d: want four hex digits`, i)
 			if i+5 > len(s) {
-				return "", fmt.Errorf(`bad \u escape in %q: want four hex digits`, s)
+				return "", bad
 			}
 			n, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
 			if err != nil {
-				return "", fmt.Errorf(`bad \u escape in %q: want four hex digits`, s)
+				return "", bad
 			}
 			b.WriteRune(rune(n))
 			i += 4
@@ -136,66 +140,129 @@ type jaasConfig struct {
 	options map[string]string
 }
 
-// parseJAAS reads one login module entry:
+// parseJAAS reads one login module entry, as Kafka's JaasConfig does:
 //
 //	org.apache.kafka.common.security.scram.ScramLoginModule required username="alice" password="s3cret";
+//
+// A value is a double-quoted string (with \ escapes) or a bare word; the
+// entry ends with ';' and nothing but white space may follow it (Kafka
+// rejects the line otherwise, and kql must not send the rest as part of a
+// password). No error message quotes a value: it may be a password.
 func parseJAAS(s string) (*jaasConfig, error) {
-	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(s, ";")
-	fields, err := jaasTokens(s)
+	toks, err := jaasTokens(s)
 	if err != nil {
 		return nil, err
 	}
-	if len(fields) < 2 {
-		return nil, fmt.Errorf("want `<LoginModule class> required username=\"...\" password=\"...\";`, got %q", s)
+	const shape = `want "<LoginModule class> required username=\"...\" password=\"...\";"`
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("empty; %s", shape)
 	}
-	class := fields[0]
-	switch strings.ToLower(fields[1]) {
+	if toks[0].kind != jaasWord {
+		return nil, fmt.Errorf("character %d: want a login module class name first; %s", toks[0].pos, shape)
+	}
+	class := toks[0].text
+	if len(toks) < 2 || toks[1].kind != jaasWord {
+		return nil, fmt.Errorf("want a control flag (required) after %s; %s", class, shape)
+	}
+	switch strings.ToLower(toks[1].text) {
 	case "required", "requisite", "sufficient", "optional":
 	default:
-		return nil, fmt.Errorf("want a control flag (required) after %s, got %q", class, fields[1])
+		return nil, fmt.Errorf("character %d: want a control flag (required) after %s, got %q", toks[1].pos, class, toks[1].text)
 	}
 	j := &jaasConfig{module: class[strings.LastIndex(class, ".")+1:], options: map[string]string{}}
-	for _, f := range fields[2:] {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok {
-			return nil, fmt.Errorf("option %q is not key=value", f)
+	i := 2
+	for ; i < len(toks) && toks[i].kind != jaasSemi; i += 3 {
+		key := toks[i]
+		if key.kind != jaasWord {
+			return nil, fmt.Errorf("character %d: want an option name (username, password)", key.pos)
 		}
-		j.options[k] = v
+		if i+1 >= len(toks) || toks[i+1].kind != jaasEquals {
+			return nil, fmt.Errorf("character %d: option %s: want %s=\"value\" (a value with spaces must be quoted)", key.pos, safeName(key.text), safeName(key.text))
+		}
+		if i+2 >= len(toks) || (toks[i+2].kind != jaasWord && toks[i+2].kind != jaasQuoted) {
+			return nil, fmt.Errorf("character %d: option %s has no value", key.pos, safeName(key.text))
+		}
+		j.options[key.text] = toks[i+2].text
+	}
+	if i >= len(toks) {
+		return nil, fmt.Errorf("the entry does not end with ';'")
+	}
+	if i+1 < len(toks) {
+		return nil, fmt.Errorf("character %d: text after the ';' that ends the login module entry (kql, like Kafka, takes exactly one entry; the rest is not shown)", toks[i+1].pos)
 	}
 	return j, nil
 }
 
-// jaasTokens splits on spaces outside double quotes and unquotes values.
-func jaasTokens(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	inQuote, have := false, false
-	for i := 0; i < len(s); i++ {
+// safeName returns an option name for an error message if it is one kql
+// knows, else a placeholder: in `password=two words;` the "option" is the
+// second half of a password.
+func safeName(s string) string {
+	switch s {
+	case "username", "password", "tokenauth", "serviceName", "unsecuredLoginStringClaim_sub":
+		return s
+	}
+	return "(a word that is not shown: it may be part of a password)"
+}
+
+type jaasKind int
+
+const (
+	jaasWord jaasKind = iota
+	jaasQuoted
+	jaasEquals
+	jaasSemi
+)
+
+type jaasToken struct {
+	kind jaasKind
+	text string
+	pos  int // 1-based character position in the value
+}
+
+// jaasTokens splits a JAAS entry into words, quoted strings, '=' and ';'.
+func jaasTokens(s string) ([]jaasToken, error) {
+	var out []jaasToken
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case inQuote && c == '\\' && i+1 < len(s):
+		case unicode.IsSpace(rune(c)):
 			i++
-			cur.WriteByte(s[i])
+		case c == '=':
+			out = append(out, jaasToken{jaasEquals, "=", i + 1})
+			i++
+		case c == ';':
+			out = append(out, jaasToken{jaasSemi, ";", i + 1})
+			i++
 		case c == '"':
-			inQuote = !inQuote
-			have = true
-		case !inQuote && unicode.IsSpace(rune(c)):
-			if have {
-				out = append(out, cur.String())
-				cur.Reset()
-				have = false
+			start := i
+			var b strings.Builder
+			i++
+			closed := false
+			for i < len(s) {
+				if s[i] == '\\' && i+1 < len(s) {
+					b.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				if s[i] == '"' {
+					closed = true
+					i++
+					break
+				}
+				b.WriteByte(s[i])
+				i++
 			}
+			if !closed {
+				return nil, fmt.Errorf("character %d: unterminated quote (the quoted text is not shown)", start+1)
+			}
+			out = append(out, jaasToken{jaasQuoted, b.String(), start + 1})
 		default:
-			cur.WriteByte(c)
-			have = true
+			start := i
+			for i < len(s) && !unicode.IsSpace(rune(s[i])) && s[i] != '=' && s[i] != ';' && s[i] != '"' {
+				i++
+			}
+			out = append(out, jaasToken{jaasWord, s[start:i], start + 1})
 		}
-	}
-	if inQuote {
-		return nil, fmt.Errorf("unterminated quote in %q", s)
-	}
-	if have {
-		out = append(out, cur.String())
 	}
 	return out, nil
 }

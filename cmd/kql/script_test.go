@@ -19,15 +19,24 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
 )
 
 // TestMain lets testscript run the real kql command: the test binary,
 // installed on $PATH as "kql", runs Main when invoked under that name.
+//
+// The package's tests on real Kafka (secure_test.go, faults_test.go) share
+// one cluster, torn down by kafkatest.Run when the tests end.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withRealCluster{m}, map[string]func(){
 		"kql": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
+
+type withRealCluster struct{ m *testing.M }
+
+func (w withRealCluster) Run() int { return kafkatest.Run(w.m) }
 
 var updateScripts = flag.Bool("update", false, "rewrite the files that cmp compares in testdata/script/*.txtar (review the diff)")
 

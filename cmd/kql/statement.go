@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kql-dev/kql/exec"
@@ -27,9 +30,16 @@ const (
 type statementError struct {
 	stmt string // the statement, formatted, without its ';'
 	err  error
+	who  string // the principal kql is authenticated as, for authorization failures
 }
 
-func (e *statementError) Error() string { return e.stmt + ": " + describeError(e.err) }
+func (e *statementError) Error() string {
+	msg := e.stmt + ": " + describeError(e.err)
+	if e.who != "" && (kafka.IsAuthorization(e.err) || strings.Contains(msg, "_AUTHORIZATION_FAILED")) {
+		msg += " (kql is authenticated as " + e.who + ")"
+	}
+	return msg
+}
 func (e *statementError) Unwrap() error { return e.err }
 
 // execute runs one statement and renders its result to the current output.
@@ -43,17 +53,25 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	// Redacted: this text names the statement in errors, and a secret
 	// given to ALTER ... SET is never echoed.
 	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(exec.Redacted(stmt))), ";")
-	if a.tracing {
-		// Only while a statement runs: the completer's background
-		// refreshes must not print over the prompt.
-		a.conn.setTrace(a.printTrace)
+	// Only while a statement runs: the completer's background refreshes
+	// must not print over the prompt. The waits are kept so that a
+	// statement cut off by --timeout or Ctrl-C can name the brokers that
+	// had not answered.
+	var waits unanswered
+	if a.conn.setTrace != nil {
+		a.conn.setTrace(func(ev kafka.TraceEvent) {
+			if a.tracing {
+				a.printTrace(ev)
+			}
+			waits.observe(ev)
+		})
 		defer a.conn.setTrace(nil)
 	}
 	start := time.Now()
 	res, err := a.conn.exec.Execute(ctx, stmt)
 	if err != nil {
 		a.failed = true
-		return failed, &statementError{name, contextCause(ctx, err)}
+		return failed, &statementError{name, waits.explain(contextCause(ctx, err)), a.who()}
 	}
 	defer res.Close()
 	if p, ok := res.(exec.Pager); ok {
@@ -89,10 +107,10 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		return succeeded, nil
 	case result.IsPartial(err):
 		a.failed = true
-		return partial, &statementError{name, err}
+		return partial, &statementError{name, err, a.who()}
 	default:
 		a.failed = true
-		return failed, &statementError{name, contextCause(ctx, err)}
+		return failed, &statementError{name, waits.explain(contextCause(ctx, err)), a.who()}
 	}
 }
 
@@ -141,6 +159,15 @@ func describeError(err error) string {
 	return err.Error()
 }
 
+// who is the principal named in authorization failures: the first thing
+// an operator asks when granting an ACL.
+func (a *app) who() string {
+	if a.sett == nil {
+		return ""
+	}
+	return a.sett.principal()
+}
+
 func formatDuration(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:
@@ -172,4 +199,62 @@ func (a *app) printTrace(ev kafka.TraceEvent) {
 	}
 	b.WriteByte('\n')
 	a.stderr.Write([]byte(b.String()))
+}
+
+// unanswered collects the requests of one statement that ended because
+// the statement's context did (a broker that never answered).
+type unanswered struct {
+	mu     sync.Mutex
+	byAddr map[string]*waitedBroker
+	order  []string
+}
+
+type waitedBroker struct {
+	id     int32
+	apis   []string
+	waited time.Duration
+}
+
+func (u *unanswered) observe(ev kafka.TraceEvent) {
+	if ev.Err == nil || !(errors.Is(ev.Err, context.DeadlineExceeded) || errors.Is(ev.Err, context.Canceled)) {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.byAddr == nil {
+		u.byAddr = map[string]*waitedBroker{}
+	}
+	w, ok := u.byAddr[ev.Addr]
+	if !ok {
+		w = &waitedBroker{id: ev.Broker}
+		u.byAddr[ev.Addr] = w
+		u.order = append(u.order, ev.Addr)
+	}
+	if !slices.Contains(w.apis, ev.API) {
+		w.apis = append(w.apis, ev.API)
+	}
+	w.waited = max(w.waited, ev.Duration)
+}
+
+// explain adds the brokers that had not answered to a timeout or a Ctrl-C.
+func (u *unanswered) explain(err error) error {
+	var t errStatementTimeout
+	if !errors.As(err, &t) && !errors.Is(err, errCancelled) {
+		return err
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.order) == 0 {
+		return err
+	}
+	var parts []string
+	for _, addr := range u.order {
+		w := u.byAddr[addr]
+		who := "broker " + strconv.Itoa(int(w.id)) + " (" + addr + ")"
+		if w.id < 0 {
+			who = "bootstrap address " + addr
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s, waited %s", who, strings.Join(w.apis, ", "), w.waited.Round(100*time.Millisecond)))
+	}
+	return fmt.Errorf("%w; still waiting for an answer from %s (a hung or overloaded broker?)", err, strings.Join(parts, "; "))
 }

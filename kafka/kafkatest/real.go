@@ -32,6 +32,14 @@ type RealConfig struct {
 	JVMOpts []string          // replace the default JVM options (heap, GC)
 	Log     io.Writer         // progress lines; nil discards them
 
+	// Secure adds a SASL_SSL listener (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512),
+	// an SSL listener that requires client certificates, and a listener whose
+	// last node advertises an unreachable address, with certificates and
+	// users generated for the cluster and the StandardAuthorizer on (see
+	// Security). The PLAINTEXT listener and its super-user principal stay, so
+	// Bootstrap and the helpers work as on a plain cluster.
+	Secure bool
+
 	// StartTimeout bounds formatting, starting and waiting for Metadata to
 	// list every broker (default 3 minutes); it does not include fetching
 	// the jars.
@@ -60,6 +68,7 @@ type Real struct {
 	dir       string // kql-kafka-* under os.TempDir, removed by Close
 	clusterID string
 	nodes     []*node // sorted by id
+	sec       *Security
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -68,6 +77,7 @@ type Real struct {
 type node struct {
 	id             int32
 	port, ctrlPort int
+	ports          map[string]int // every listener's port, by listener name
 	dir            string
 
 	mu  sync.Mutex
@@ -177,12 +187,26 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	if r.clusterID, err = newClusterID(); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(2 * cfg.Nodes)
+	if cfg.Secure {
+		if r.sec, err = newSecurity(dir); err != nil {
+			return nil, fmt.Errorf("generating the secure cluster's certificates: %w", err)
+		}
+	}
+	per := 2
+	if cfg.Secure {
+		per = 5
+	}
+	ports, err := freePorts(per * cfg.Nodes)
 	if err != nil {
 		return nil, err
 	}
 	for i := range cfg.Nodes {
-		n := &node{id: int32(i + 1), port: ports[2*i], ctrlPort: ports[2*i+1], dir: filepath.Join(dir, fmt.Sprintf("node-%d", i+1))}
+		p := ports[per*i : per*(i+1)]
+		n := &node{id: int32(i + 1), port: p[0], ctrlPort: p[1], dir: filepath.Join(dir, fmt.Sprintf("node-%d", i+1)),
+			ports: map[string]int{ListenerPlaintext: p[0], "CONTROLLER": p[1]}}
+		if cfg.Secure {
+			n.ports[ListenerSASLSSL], n.ports[ListenerSSL], n.ports[ListenerBadAdvertised] = p[2], p[3], p[4]
+		}
 		if err := os.MkdirAll(n.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating node %d's directory: %w", n.id, err)
 		}
@@ -368,7 +392,13 @@ func (r *Real) nodeDied() error {
 		n.mu.Unlock()
 		if j != nil && j.hasExited() {
 			tailText := n.logTail(40)
-			err := fmt.Errorf("Kafka broker %d (pid %d, %s) exited: %v; its log ends:\n%s", n.id, j.proc.Pid, n.addr(), j.err, tailText)
+			first := ""
+			if line := n.firstError(); line != "" && !strings.Contains(tailText, line) {
+				// A broker that fails at start-up can log more on its way
+				// down (a second fault, its config) than the tail holds.
+				first = "; its first error: " + line
+			}
+			err := fmt.Errorf("Kafka broker %d (pid %d, %s) exited: %v%s; its log ends:\n%s", n.id, j.proc.Pid, n.addr(), j.err, first, tailText)
 			if strings.Contains(tailText, "Address already in use") {
 				return fmt.Errorf("%w: %w", errPortTaken, err)
 			}
@@ -384,6 +414,22 @@ func (r *Real) allTails() string {
 		fmt.Fprintf(&b, "\n--- broker %d (%s), last lines of its log:\n%s", n.id, n.addr(), n.logTail(15))
 	}
 	return b.String()
+}
+
+// firstError returns the first ERROR or FATAL line of the node's logs.
+func (n *node) firstError() string {
+	for _, f := range []string{stdoutLog, serverLog} {
+		data, err := os.ReadFile(filepath.Join(n.dir, f))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, " ERROR ") || strings.Contains(line, " FATAL ") {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	return ""
 }
 
 // LogTail returns the last n lines of broker id's log (and of the JVM's own
@@ -490,6 +536,9 @@ func (r *Real) Shutdown(timeout time.Duration) error {
 type nodeConfig struct {
 	ID                   int32
 	Port, ControllerPort int
+	Listeners            string // listeners=
+	Advertised           string // advertised.listeners=
+	ProtocolMap          string // listener.security.protocol.map=
 	Voters               string
 	DataDir              string
 	N, MinISR            int
@@ -512,15 +561,43 @@ func (r *Real) writeConfigs() error {
 	for _, n := range r.nodes {
 		voters = append(voters, fmt.Sprintf("%d@127.0.0.1:%d", n.id, n.ctrlPort))
 	}
-	keys := make([]string, 0, len(r.cfg.Props))
-	for k := range r.cfg.Props {
+	props := map[string]string{}
+	if r.sec != nil {
+		for k, v := range r.sec.brokerProps() {
+			props[k] = v
+		}
+	}
+	for k, v := range r.cfg.Props {
+		props[k] = v
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, n := range r.nodes {
+	for i, n := range r.nodes {
+		names := []string{ListenerPlaintext, "CONTROLLER"}
+		protos := []string{"PLAINTEXT:PLAINTEXT", "CONTROLLER:PLAINTEXT"}
+		if r.sec != nil {
+			names = append(names, ListenerSASLSSL, ListenerSSL, ListenerBadAdvertised)
+			protos = append(protos, "SASL_SSL:SASL_SSL", "SSL:SSL", ListenerBadAdvertised+":PLAINTEXT")
+		}
+		var listeners, advertised []string
+		for _, name := range names {
+			l := fmt.Sprintf("%s://127.0.0.1:%d", name, n.ports[name])
+			listeners = append(listeners, l)
+			if name == "CONTROLLER" {
+				continue
+			}
+			if name == ListenerBadAdvertised && i == len(r.nodes)-1 {
+				l = name + "://" + UnreachableAddr
+			}
+			advertised = append(advertised, l)
+		}
 		var b bytes.Buffer
 		err := tmpl.Execute(&b, nodeConfig{
 			ID: n.id, Port: n.port, ControllerPort: n.ctrlPort,
+			Listeners: strings.Join(listeners, ","), Advertised: strings.Join(advertised, ","), ProtocolMap: strings.Join(protos, ","),
 			Voters:  strings.Join(voters, ","),
 			DataDir: filepath.Join(n.dir, "data"),
 			N:       len(r.nodes), MinISR: min(2, len(r.nodes)),
@@ -529,9 +606,9 @@ func (r *Real) writeConfigs() error {
 			return fmt.Errorf("rendering %s for node %d: %w", tmplPath, n.id, err)
 		}
 		if len(keys) > 0 {
-			b.WriteString("\n# RealConfig.Props (later entries win)\n")
+			b.WriteString("\n# RealConfig.Secure and RealConfig.Props (later entries win)\n")
 			for _, k := range keys {
-				fmt.Fprintf(&b, "%s=%s\n", k, r.cfg.Props[k])
+				fmt.Fprintf(&b, "%s=%s\n", k, propEscape(props[k]))
 			}
 		}
 		if err := os.WriteFile(filepath.Join(n.dir, "server.properties"), b.Bytes(), 0o644); err != nil {
@@ -578,8 +655,11 @@ func (r *Real) format(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := r.javaCmd(ctx, n, formatLog, "kafka.tools.StorageTool",
-				"format", "--cluster-id", r.clusterID, "--config", filepath.Join(n.dir, "server.properties"))
+			args := []string{"format", "--cluster-id", r.clusterID, "--config", filepath.Join(n.dir, "server.properties")}
+			if r.sec != nil {
+				args = append(args, r.sec.scramFormatArgs()...)
+			}
+			cmd := r.javaCmd(ctx, n, formatLog, "kafka.tools.StorageTool", args...)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				errs[i] = fmt.Errorf("formatting broker %d's storage (%s) failed: %w\n%s\n%s",
@@ -679,3 +759,7 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// propEscape writes a value for a Java properties file: backslashes are
+// escapes there (a JAAS config or a mapping rule may hold them).
+func propEscape(v string) string { return strings.ReplaceAll(v, `\`, `\\`) }

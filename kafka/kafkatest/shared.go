@@ -41,7 +41,7 @@ func Shared(t testing.TB) *Real {
 		start := time.Now()
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute) // includes a first download
 		defer cancel()
-		r, err := StartReal(ctx, RealConfig{Log: os.Stderr})
+		r, err := StartReal(ctx, RealConfig{Log: os.Stderr, Secure: true})
 		shared.mu.Lock()
 		shared.cluster, shared.err, shared.took = r, err, time.Since(start)
 		shared.mu.Unlock()
@@ -67,7 +67,12 @@ func Shared(t testing.TB) *Real {
 // If the test binary dies some other way (a panic, -timeout, SIGKILL), the
 // JVMs die with it (parent-death signal) and the next start removes the
 // leftover directory.
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit: it runs the tests, tears down the shared
+// cluster and returns the exit code. For a TestMain that hands m to another
+// harness (testscript.Main takes anything with a Run() int).
+func Run(m interface{ Run() int }) int {
 	mainRunning.Store(true)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -84,7 +89,7 @@ func Main(m *testing.M) {
 	signal.Stop(sigs)
 	close(sigs)
 	teardownShared()
-	os.Exit(code)
+	return code
 }
 
 func teardownShared() {

@@ -4,7 +4,7 @@
 // bootstrap address and runs until Ctrl-C (or SIGTERM), then shuts the
 // brokers down and removes their data.
 //
-//	kql-cluster [-nodes 3] [-version 4.3.1] [-fetch-only]
+//	kql-cluster [-nodes 3] [-version 4.3.1] [-secure] [-fetch-only]
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	nodes := fs.Int("nodes", 3, "number of brokers (each also a KRaft controller)")
 	version := fs.String("version", kafkatest.KafkaVersion(), "Apache Kafka version (default from $KQL_KAFKA_VERSION)")
 	fetchOnly := fs.Bool("fetch-only", false, "only make sure the Kafka jars are cached, then exit")
+	secure := fs.Bool("secure", false, "add SASL_SSL (PLAIN, SCRAM) and mTLS listeners and ACLs, and write client.properties files")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -54,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 
-	r, err := kafkatest.StartReal(ctx, kafkatest.RealConfig{Nodes: *nodes, Version: *version, Log: stderr})
+	r, err := kafkatest.StartReal(ctx, kafkatest.RealConfig{Nodes: *nodes, Version: *version, Log: stderr, Secure: *secure})
 	if err != nil {
 		fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
 		return 1
@@ -65,6 +67,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "bootstrap: %s\n", strings.Join(r.Bootstrap(), ","))
 	fmt.Fprintf(stdout, "try: kql --bootstrap %s\n", r.Brokers()[0].Addr)
+	if *secure {
+		if err := printSecure(stdout, r); err != nil {
+			fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
+			r.Shutdown(30 * time.Second)
+			return 1
+		}
+	}
 	fmt.Fprintln(stdout, "Press Ctrl-C to stop the cluster.")
 
 	tick := time.NewTicker(time.Second)
@@ -89,4 +98,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "stopped in %s; removed %s\n", time.Since(start).Round(100*time.Millisecond), r.Dir())
 	return 0
+}
+
+// printSecure writes ready-made client.properties files for the secure
+// listeners (Kafka's own format, as kafka-topics.sh and kql take them) and
+// says how to use them.
+func printSecure(w io.Writer, r *kafkatest.Real) error {
+	sec := r.Security()
+	sasl := strings.Join(r.ListenerAddrs(kafkatest.ListenerSASLSSL), ",")
+	ssl := strings.Join(r.ListenerAddrs(kafkatest.ListenerSSL), ",")
+	scram := func(mech, user string) string {
+		return fmt.Sprintf(`bootstrap.servers=%s
+security.protocol=SASL_SSL
+sasl.mechanism=%s
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";
+ssl.truststore.type=PEM
+ssl.truststore.location=%s
+`, sasl, mech, user, sec.Users[user], sec.CAFile)
+	}
+	files := []struct{ name, body, what string }{
+		{"admin-scram512.properties", scram("SCRAM-SHA-512", kafkatest.UserAdmin), "SASL_SSL, SCRAM-SHA-512, user admin (a super user)"},
+		{"alice-scram256.properties", scram("SCRAM-SHA-256", kafkatest.UserAlice), "SASL_SSL, SCRAM-SHA-256, user alice (no ACLs yet)"},
+		{"alice-plain.properties", fmt.Sprintf(`bootstrap.servers=%s
+security.protocol=SASL_SSL
+sasl.mechanism=PLAIN
+sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="alice" password="%s";
+ssl.truststore.type=PEM
+ssl.truststore.location=%s
+`, sasl, sec.Users[kafkatest.UserAlice], sec.CAFile), "SASL_SSL, PLAIN, user alice (no ACLs yet)"},
+		{"mtls.properties", fmt.Sprintf(`bootstrap.servers=%s
+security.protocol=SSL
+ssl.truststore.type=PEM
+ssl.truststore.location=%s
+ssl.keystore.type=PEM
+ssl.keystore.location=%s
+`, ssl, sec.CAFile, sec.ClientKeystoreFile), "SSL with a client certificate, principal User:" + kafkatest.MTLSClient + " (no ACLs yet)"},
+	}
+	fmt.Fprintf(w, "\nsecure listeners (certificates, keys and these files in %s):\n", sec.Dir)
+	fmt.Fprintf(w, "  SASL_SSL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512): %s\n", sasl)
+	fmt.Fprintf(w, "  SSL, client certificate required:              %s\n", ssl)
+	fmt.Fprintf(w, "  users: %s (super user), %s, %s; the StandardAuthorizer is on\n", kafkatest.UserAdmin, kafkatest.UserAlice, kafkatest.UserBob)
+	for _, f := range files {
+		p := filepath.Join(sec.Dir, f.name)
+		if err := os.WriteFile(p, []byte(f.body), 0o600); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  kql --command-config %s    # %s\n", p, f.what)
+	}
+	fmt.Fprintf(w, "grant ACLs as the super user, e.g. over PLAINTEXT with Kafka's kafka-acls.sh --bootstrap-server %s --add --allow-principal User:alice --operation Read --operation Describe --topic orders\n", r.Brokers()[0].Addr)
+	return nil
 }

@@ -1,0 +1,108 @@
+//go:build unix
+
+package kafkatest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// PauseBroker sends SIGSTOP to broker id: a hung broker. Its sockets stay
+// open and accept connections, but nothing is answered, which is what a
+// broker in a long GC pause or on a frozen host looks like. ResumeBroker
+// undoes it; Close kills a paused broker like any other.
+func (r *Real) PauseBroker(id int32) error { return r.signal(id, syscall.SIGSTOP) }
+
+// ResumeBroker sends SIGCONT to a paused broker and returns once the
+// cluster is healthy again (the controller may have fenced it meanwhile),
+// with leadership back on the preferred replicas.
+func (r *Real) ResumeBroker(id int32) error {
+	if err := r.signal(id, syscall.SIGCONT); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := r.waitBrokers(ctx); err != nil {
+		return fmt.Errorf("resuming broker %d: %w", id, err)
+	}
+	if err := r.WaitHealthy(ctx); err != nil {
+		return fmt.Errorf("resuming broker %d: %w", id, err)
+	}
+	if err := r.electPreferred(ctx); err != nil {
+		return fmt.Errorf("resuming broker %d: %w", id, err)
+	}
+	return nil
+}
+
+func (r *Real) signal(id int32, sig syscall.Signal) error {
+	n, err := r.node(id)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !n.runningLocked() {
+		return fmt.Errorf("broker %d is not running", id)
+	}
+	return n.jvm.proc.Signal(sig)
+}
+
+// CreateTopicAssigned creates topic with an explicit replica assignment:
+// assignment[p] lists partition p's replicas, the first being its
+// preferred leader. It waits until every broker's metadata shows every
+// partition led.
+func (r *Real) CreateTopicAssigned(ctx context.Context, topic string, assignment [][]int32) error {
+	cl, err := r.adminClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 30000
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, -1, -1
+	for p, replicas := range assignment {
+		ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+		ra.Partition, ra.Replicas = int32(p), replicas
+		rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", topic, err)
+	}
+	for _, t := range resp.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return fmt.Errorf("creating %s: %w", topic, err)
+		}
+	}
+	return r.poll(ctx, "waiting for "+topic+" to be led everywhere", func() string {
+		for _, v := range r.views(ctx, true) {
+			if v.err != nil {
+				return v.err.Error()
+			}
+			found := false
+			for _, t := range v.resp.Topics {
+				if t.Topic == nil || *t.Topic != topic {
+					continue
+				}
+				found = len(t.Partitions) == len(assignment)
+				for _, p := range t.Partitions {
+					if p.Leader < 0 || p.Leader != assignment[p.Partition][0] {
+						return fmt.Sprintf("broker %d: %s/%d led by %d", v.node.id, topic, p.Partition, p.Leader)
+					}
+				}
+			}
+			if !found {
+				return fmt.Sprintf("broker %d does not list %s yet", v.node.id, topic)
+			}
+		}
+		return ""
+	})
+}
