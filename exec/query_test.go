@@ -175,6 +175,9 @@ func TestMetadataWhereOrderByLimit(t *testing.T) {
 		small := topic + "-small"
 		_, err := adm.CreateTopic(ctxT(t), 2, 1, nil, small)
 		require.NoError(t, err)
+		// The controller answers CreateTopics before every broker knows the
+		// topic; SHOW TOPICS asks any broker.
+		require.True(t, s.Cluster().WaitTopic(ctxT(t), small, true, 20*time.Second), "every broker sees %s", small)
 
 		rows, _ := mustRun(t, s, parse(t, fmt.Sprintf("SHOW TOPICS LIKE '%s%%' WHERE partitions > 2", topic)))
 		require.Len(t, rows, 1)
