@@ -215,7 +215,7 @@ func alterWhat(st *lang.AlterConfigs) string {
 // readBack reads r's configs until the change shows. A SET shows when the
 // value reads back as asked, in the broker's spelling (it trims a number
 // and drops the blanks around a list's commas), or when the config is now
-// the resource's own with another value than before; an UNSET when the
+// the resource's own with a value other than before; an UNSET when the
 // config is no longer the resource's own.
 func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource, before map[string]kafka.ConfigEntry) ([]kafka.ConfigEntry, bool) {
 	deadline := time.Now().Add(configSettle)
@@ -237,7 +237,10 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 					continue
 				}
 				was := before[c.Name]
-				changed := e.Source == own && (was.Source != own || was.Value == nil || *was.Value != *e.Value)
+				// A broker can report the new source before the new value
+				// (the dynamic config is stored before it is applied), so
+				// the value itself must have moved.
+				changed := e.Source == own && (was.Value == nil || *was.Value != *e.Value)
 				if !changed && canonicalValue(*e.Value) != canonicalValue(c.Value) {
 					done = false
 				}
