@@ -216,7 +216,7 @@ func alterWhat(st *lang.AlterConfigs) string {
 // value reads back as asked, in the broker's spelling (it trims a number
 // and drops the blanks around a list's commas), or when the config is now
 // the resource's own with a value other than before; an UNSET when the
-// config is no longer the resource's own.
+// config is no longer the resource's own and its value has moved.
 func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource, before map[string]kafka.ConfigEntry) ([]kafka.ConfigEntry, bool) {
 	deadline := time.Now().Add(configSettle)
 	own := ownSource(st.Resource.Kind)
@@ -246,7 +246,17 @@ func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.C
 				}
 			}
 			for _, n := range st.Unset {
-				if e, ok := now[n]; ok && e.Source == own {
+				e, ok := now[n]
+				if ok && e.Source == own {
+					done = false
+					continue
+				}
+				// As for SET, the source can change before the value:
+				// an override gone shows when its value has gone too
+				// (an override equal to the default reads back only at
+				// the deadline, with the notice below).
+				if was, wasOwn := before[n]; ok && wasOwn && was.Source == own && !e.Sensitive &&
+					was.Value != nil && e.Value != nil && *was.Value == *e.Value {
 					done = false
 				}
 			}
