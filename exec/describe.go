@@ -274,21 +274,7 @@ func (s *Session) describeConsumerGroup(ctx context.Context, group string, m *ka
 	for name, t := range m.Topics {
 		idNames[t.ID] = name
 	}
-	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.ConsumerGroupDescribeResponseGroup]{
-		API: "ConsumerGroupDescribe",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrConsumerGroupDescribeRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]
-			for _, g := range raw.(*kmsg.ConsumerGroupDescribeResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
+	got, failed, err := s.consumerGroupDescribe(ctx, []string{group})
 	if err != nil {
 		return false, err
 	}

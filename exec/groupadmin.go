@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -52,21 +51,7 @@ func (s *Session) groupStatus(ctx context.Context, group string) (groupState, er
 }
 
 func (s *Session) consumerGroupStatus(ctx context.Context, group string) (groupState, error) {
-	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[kmsg.ConsumerGroupDescribeResponseGroup]{
-		API: "ConsumerGroupDescribe",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrConsumerGroupDescribeRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]
-			for _, g := range raw.(*kmsg.ConsumerGroupDescribeResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
+	got, failed, err := s.consumerGroupDescribe(ctx, []string{group})
 	if err != nil {
 		return groupState{}, err
 	}
