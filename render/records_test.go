@@ -173,25 +173,6 @@ func TestTableStreamsALiveResult(t *testing.T) {
 	require.Contains(t, out.String(), "(4 rows)")
 }
 
-// needsLook must flag exactly the words holding a byte appendJSONString
-// cannot copy as it is; the byte-by-byte table is the reference.
-func TestNeedsLookAgreesWithTheTable(t *testing.T) {
-	for b := 0; b < 256; b++ {
-		for pos := 0; pos < 8; pos++ {
-			w := []byte("abcdefgh")
-			w[pos] = byte(b)
-			var x uint64
-			for i := 7; i >= 0; i-- {
-				x = x<<8 | uint64(w[i])
-			}
-			want := !jsonPlain[b]
-			if got := needsLook(x); got != want {
-				t.Fatalf("byte %#x at %d: needsLook %v, want %v", b, pos, got, want)
-			}
-		}
-	}
-}
-
 // A computed number is a JSON number, and a NaN or infinity stays a
 // string: JSON has no such number.
 func TestNumberColumnsAreJSONNumbers(t *testing.T) {
