@@ -1,0 +1,372 @@
+package schema
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/kql-dev/kql/jsontext"
+)
+
+// avroCodec transcodes Avro binary straight to JSON text, walking the schema
+// hamba/avro parsed. It does not go through hamba's generic decoder
+// (map[string]any): that loses the field order of records and allocates per
+// field, where this writes fields in schema order into one reused buffer.
+// hamba's decoder is the reference the tests compare against.
+//
+// JSON shapes, chosen so paths read naturally (value.amount, not
+// value.amount.double): a union is its branch's value, without Avro's
+// {"type": value} wrapper; bytes and fixed are base64 strings; an enum is its
+// symbol; logical types as a person reads them: timestamp-millis/micros and
+// local-timestamp-* as RFC 3339 text in UTC, date as 2006-01-02, time-millis/
+// micros as 15:04:05.000, decimal as an exact JSON number, uuid as text.
+type avroCodec struct {
+	schema avro.Schema
+}
+
+func compileAvro(s sr.Schema, refs []reference) (codec, error) {
+	// A cache of its own per schema id: the global cache would mix two
+	// versions of one record name (schema evolution) into one definition.
+	cache := &avro.SchemaCache{}
+	for _, ref := range refs {
+		if _, err := avro.ParseWithCache(ref.schema.Schema, "", cache); err != nil {
+			return nil, fmt.Errorf("reference %q: %w", ref.name, err)
+		}
+	}
+	sch, err := avro.ParseWithCache(s.Schema, "", cache)
+	if err != nil {
+		return nil, err
+	}
+	return &avroCodec{schema: sch}, nil
+}
+
+func (c *avroCodec) kind() sr.SchemaType { return sr.TypeAvro }
+
+func (c *avroCodec) appendJSON(dst, payload []byte) ([]byte, error) {
+	r := avroReader{b: payload}
+	dst = r.value(dst, c.schema)
+	if r.err != nil {
+		return dst, r.err
+	}
+	if r.pos != len(r.b) {
+		return dst, fmt.Errorf("%d bytes left over after the value: the schema does not describe these bytes", len(r.b)-r.pos)
+	}
+	return dst, nil
+}
+
+// errAvroShort is a payload that ends before its schema does.
+var errAvroShort = errors.New("the bytes end before the value does: the schema does not describe these bytes")
+
+// avroReader walks Avro binary; the first error sticks and stops output.
+type avroReader struct {
+	b   []byte
+	pos int
+	err error
+}
+
+func (r *avroReader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *avroReader) long() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.pos:])
+	if n <= 0 {
+		r.fail(errAvroShort)
+		return 0
+	}
+	r.pos += n
+	return v
+}
+
+func (r *avroReader) take(n int64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > int64(len(r.b)-r.pos) {
+		r.fail(errAvroShort)
+		return nil
+	}
+	b := r.b[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return b
+}
+
+func (r *avroReader) value(dst []byte, s avro.Schema) []byte {
+	if r.err != nil {
+		return dst
+	}
+	switch s := s.(type) {
+	case *avro.NullSchema:
+		return append(dst, "null"...)
+	case *avro.PrimitiveSchema:
+		return r.primitive(dst, s)
+	case *avro.RecordSchema:
+		dst = append(dst, '{')
+		for i, f := range s.Fields() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONText(dst, f.Name())
+			dst = append(dst, ':')
+			dst = r.value(dst, f.Type())
+			if r.err != nil {
+				r.err = fieldError(f.Name(), r.err)
+				return dst
+			}
+		}
+		return append(dst, '}')
+	case *avro.RefSchema:
+		return r.value(dst, s.Schema())
+	case *avro.EnumSchema:
+		i := r.long()
+		sym, ok := s.Symbol(int(i))
+		if r.err == nil && !ok {
+			r.fail(fmt.Errorf("enum %s has no symbol %d", s.FullName(), i))
+		}
+		return appendJSONText(dst, sym)
+	case *avro.UnionSchema:
+		i := r.long()
+		types := s.Types()
+		if r.err == nil && (i < 0 || i >= int64(len(types))) {
+			r.fail(fmt.Errorf("union branch %d of %d", i, len(types)))
+		}
+		if r.err != nil {
+			return dst
+		}
+		return r.value(dst, types[i])
+	case *avro.ArraySchema:
+		dst = append(dst, '[')
+		first := true
+		r.blocks(func() {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = r.value(dst, s.Items())
+		})
+		return append(dst, ']')
+	case *avro.MapSchema:
+		dst = append(dst, '{')
+		first := true
+		r.blocks(func() {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = r.string(dst)
+			dst = append(dst, ':')
+			dst = r.value(dst, s.Values())
+		})
+		return append(dst, '}')
+	case *avro.FixedSchema:
+		b := r.take(int64(s.Size()))
+		if r.err != nil {
+			return dst
+		}
+		if l := s.Logical(); l != nil && l.Type() == avro.Decimal {
+			return appendDecimal(dst, b, l.(*avro.DecimalLogicalSchema).Scale())
+		}
+		return appendBase64(dst, b)
+	}
+	r.fail(fmt.Errorf("unsupported Avro schema type %s", s.Type()))
+	return dst
+}
+
+// blocks reads an array's or map's blocks, calling item per element.
+func (r *avroReader) blocks(item func()) {
+	for r.err == nil {
+		n := r.long()
+		if n == 0 || r.err != nil {
+			return
+		}
+		if n < 0 { // a negative count is followed by the block's size in bytes
+			n = -n
+			r.long()
+		}
+		// Items can take no bytes (null, an empty record), so the count
+		// is not bounded by what is left; a wrong schema reading a huge
+		// count must still end.
+		if n > int64(len(r.b)-r.pos)+1<<16 {
+			r.fail(fmt.Errorf("a block of %d items in %d bytes: the schema does not describe these bytes", n, len(r.b)-r.pos))
+			return
+		}
+		for ; n > 0 && r.err == nil; n-- {
+			item()
+		}
+	}
+}
+
+func (r *avroReader) string(dst []byte) []byte {
+	b := r.take(r.long())
+	if r.err != nil {
+		return dst
+	}
+	return appendJSONBytes(dst, b)
+}
+
+func (r *avroReader) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
+	var logical avro.LogicalType
+	if l := s.Logical(); l != nil {
+		logical = l.Type()
+	}
+	switch s.Type() {
+	case avro.Boolean:
+		b := r.take(1)
+		if r.err != nil {
+			return dst
+		}
+		if b[0] != 0 {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case avro.Int, avro.Long:
+		v := r.long()
+		if r.err != nil {
+			return dst
+		}
+		switch logical {
+		case avro.Date:
+			return appendQuotedTime(dst, time.Unix(v*86400, 0).UTC(), "2006-01-02")
+		case avro.TimeMillis:
+			return appendQuotedTime(dst, time.UnixMilli(v).UTC(), "15:04:05.000")
+		case avro.TimeMicros:
+			return appendQuotedTime(dst, time.UnixMicro(v).UTC(), "15:04:05.000000")
+		case avro.TimestampMillis, avro.LocalTimestampMillis:
+			return appendQuotedTime(dst, time.UnixMilli(v).UTC(), "2006-01-02T15:04:05.000Z07:00")
+		case avro.TimestampMicros, avro.LocalTimestampMicros:
+			return appendQuotedTime(dst, time.UnixMicro(v).UTC(), "2006-01-02T15:04:05.000000Z07:00")
+		}
+		return strconv.AppendInt(dst, v, 10)
+	case avro.Float:
+		b := r.take(4)
+		if r.err != nil {
+			return dst
+		}
+		return appendFloat(dst, float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), 32)
+	case avro.Double:
+		b := r.take(8)
+		if r.err != nil {
+			return dst
+		}
+		return appendFloat(dst, math.Float64frombits(binary.LittleEndian.Uint64(b)), 64)
+	case avro.String:
+		return r.string(dst)
+	case avro.Bytes:
+		b := r.take(r.long())
+		if r.err != nil {
+			return dst
+		}
+		if logical == avro.Decimal {
+			return appendDecimal(dst, b, s.Logical().(*avro.DecimalLogicalSchema).Scale())
+		}
+		return appendBase64(dst, b)
+	case avro.Null:
+		return append(dst, "null"...)
+	}
+	r.fail(fmt.Errorf("unsupported Avro type %s", s.Type()))
+	return dst
+}
+
+// fieldError puts a record field's name in front of an error from inside
+// it, so a bad payload says where: "field items[].price: ...".
+func fieldError(name string, err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return &FieldError{Path: name + "." + fe.Path, Err: fe.Err}
+	}
+	return &FieldError{Path: name, Err: err}
+}
+
+// FieldError is an error at a field path of a decoded or encoded value.
+type FieldError struct {
+	Path string
+	Err  error
+}
+
+func (e *FieldError) Error() string { return "field " + e.Path + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func appendJSONText(dst []byte, s string) []byte {
+	return appendJSONBytes(dst, []byte(s))
+}
+
+// appendJSONBytes writes b as a JSON string; bytes that are not UTF-8 (an
+// Avro string must be, but a wrong schema can point anywhere) become U+FFFD
+// rather than invalid JSON.
+func appendJSONBytes(dst, b []byte) []byte {
+	if !utf8.Valid(b) {
+		b = []byte(strings.ToValidUTF8(string(b), "\uFFFD"))
+	}
+	return jsontext.AppendString(dst, b)
+}
+
+func appendBase64(dst, b []byte) []byte {
+	dst = append(dst, '"')
+	dst = base64.StdEncoding.AppendEncode(dst, b)
+	return append(dst, '"')
+}
+
+func appendQuotedTime(dst []byte, t time.Time, layout string) []byte {
+	dst = append(dst, '"')
+	dst = t.AppendFormat(dst, layout)
+	return append(dst, '"')
+}
+
+// appendFloat writes f as a JSON number; NaN and the infinities, which JSON
+// has no number for, as the strings "NaN", "Infinity" and "-Infinity" (what
+// Avro's and Protobuf's JSON encodings write).
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, `"NaN"`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, bits)
+}
+
+// appendDecimal writes a decimal's two's-complement big-endian unscaled
+// value at scale as an exact JSON number: 950 at scale 2 is 9.50.
+func appendDecimal(dst, b []byte, scale int) []byte {
+	var n big.Int
+	n.SetBytes(b)
+	if len(b) > 0 && b[0]&0x80 != 0 { // negative: subtract 2^(8*len)
+		n.Sub(&n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+	}
+	digits := n.String()
+	neg := strings.HasPrefix(digits, "-")
+	digits = strings.TrimPrefix(digits, "-")
+	if neg {
+		dst = append(dst, '-')
+	}
+	if scale <= 0 {
+		dst = append(dst, digits...)
+		for ; scale < 0; scale++ {
+			dst = append(dst, '0')
+		}
+		return dst
+	}
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	dst = append(dst, digits[:len(digits)-scale]...)
+	dst = append(dst, '.')
+	return append(dst, digits[len(digits)-scale:]...)
+}

@@ -1,0 +1,463 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hamba/avro/v2"
+)
+
+// encode writes JSON text as Avro binary under the codec's schema. It
+// accepts what appendJSON writes (so a decoded value produces back), and
+// also Avro's own JSON encoding of unions ({"string": "x"}) and numbers
+// for timestamps and dates. Errors name the field and what it expected.
+func (c *avroCodec) encode(dst []byte, text []byte) ([]byte, error) {
+	v, err := parseJSON(text)
+	if err != nil {
+		return nil, err
+	}
+	return avroEncode(dst, c.schema, v, "")
+}
+
+// parseJSON reads one JSON value, numbers kept exact (json.Number).
+func parseJSON(text []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("not one JSON value: text follows it at byte %d", d.InputOffset())
+	}
+	return v, nil
+}
+
+func describeJSON(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return fmt.Sprintf("%v (boolean)", v)
+	case json.Number:
+		return string(v) + " (number)"
+	case string:
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		return fmt.Sprintf("%q (string)", v)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func avroErr(path, want string, got any) error {
+	if path == "" {
+		return fmt.Errorf("expected %s, got %s", want, describeJSON(got))
+	}
+	return &FieldError{Path: path, Err: fmt.Errorf("expected %s, got %s", want, describeJSON(got))}
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
+	switch s := s.(type) {
+	case *avro.NullSchema:
+		if v != nil {
+			return nil, avroErr(path, "null", v)
+		}
+		return dst, nil
+	case *avro.RefSchema:
+		return avroEncode(dst, s.Schema(), v, path)
+	case *avro.PrimitiveSchema:
+		return avroPrimitive(dst, s, v, path)
+	case *avro.RecordSchema:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, avroErr(path, "an object for record "+s.FullName(), v)
+		}
+		known := map[string]bool{}
+		for _, f := range s.Fields() {
+			known[f.Name()] = true
+			fv, present := obj[f.Name()]
+			if !present {
+				if !f.HasDefault() {
+					return nil, &FieldError{Path: join(path, f.Name()), Err: fmt.Errorf("missing, and the schema gives it no default")}
+				}
+				fv = f.Default()
+			}
+			var err error
+			if dst, err = avroEncode(dst, f.Type(), normalizeDefault(fv), join(path, f.Name())); err != nil {
+				return nil, err
+			}
+		}
+		var extra []string
+		for k := range obj {
+			if !known[k] {
+				extra = append(extra, k)
+			}
+		}
+		if len(extra) > 0 {
+			sort.Strings(extra)
+			return nil, fmt.Errorf("record %s has no field %s", s.FullName(), strings.Join(extra, ", "))
+		}
+		return dst, nil
+	case *avro.EnumSchema:
+		str, ok := v.(string)
+		if !ok {
+			return nil, avroErr(path, "one of the symbols "+strings.Join(s.Symbols(), ", "), v)
+		}
+		for i, sym := range s.Symbols() {
+			if sym == str {
+				return binary.AppendVarint(dst, int64(i)), nil
+			}
+		}
+		return nil, avroErr(path, "one of the symbols "+strings.Join(s.Symbols(), ", "), v)
+	case *avro.UnionSchema:
+		return avroUnion(dst, s, v, path)
+	case *avro.ArraySchema:
+		arr, ok := v.([]any)
+		if !ok {
+			return nil, avroErr(path, "an array", v)
+		}
+		if len(arr) > 0 {
+			dst = binary.AppendVarint(dst, int64(len(arr)))
+			for i, item := range arr {
+				var err error
+				if dst, err = avroEncode(dst, s.Items(), item, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return binary.AppendVarint(dst, 0), nil
+	case *avro.MapSchema:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, avroErr(path, "an object (map)", v)
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if len(keys) > 0 {
+			dst = binary.AppendVarint(dst, int64(len(keys)))
+			for _, k := range keys {
+				dst = binary.AppendVarint(dst, int64(len(k)))
+				dst = append(dst, k...)
+				var err error
+				if dst, err = avroEncode(dst, s.Values(), obj[k], join(path, k)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return binary.AppendVarint(dst, 0), nil
+	case *avro.FixedSchema:
+		if l := s.Logical(); l != nil && l.Type() == avro.Decimal {
+			b, err := decimalBytes(v, l.(*avro.DecimalLogicalSchema), path, s.Size())
+			if err != nil {
+				return nil, err
+			}
+			return append(dst, b...), nil
+		}
+		b, err := base64Field(v, path)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != s.Size() {
+			return nil, &FieldError{Path: path, Err: fmt.Errorf("fixed %s needs %d bytes (base64), got %d", s.FullName(), s.Size(), len(b))}
+		}
+		return append(dst, b...), nil
+	}
+	return nil, fmt.Errorf("unsupported Avro schema type %s", s.Type())
+}
+
+// normalizeDefault turns a schema default (hamba gives float64 and other Go
+// types) into the JSON shapes the encoder takes.
+func normalizeDefault(v any) any {
+	switch v := v.(type) {
+	case float64:
+		return json.Number(fmt.Sprint(v))
+	case float32:
+		return json.Number(fmt.Sprint(v))
+	case int:
+		return json.Number(fmt.Sprint(v))
+	case int32:
+		return json.Number(fmt.Sprint(v))
+	case int64:
+		return json.Number(fmt.Sprint(v))
+	case []byte:
+		return base64.StdEncoding.EncodeToString(v)
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = normalizeDefault(x)
+		}
+		return m
+	case []any:
+		a := make([]any, len(v))
+		for i, x := range v {
+			a[i] = normalizeDefault(x)
+		}
+		return a
+	}
+	return v
+}
+
+// avroUnion picks the branch: Avro's JSON wrapper {"type": value} names it;
+// a bare value takes the first branch that accepts it.
+func avroUnion(dst []byte, s *avro.UnionSchema, v any, path string) ([]byte, error) {
+	types := s.Types()
+	if obj, ok := v.(map[string]any); ok && len(obj) == 1 {
+		for name, inner := range obj {
+			for i, t := range types {
+				if unionBranchName(t) == name {
+					out, err := avroEncode(binary.AppendVarint(dst, int64(i)), t, inner, path)
+					if err == nil {
+						return out, nil
+					}
+				}
+			}
+		}
+	}
+	var names []string
+	var firstErr error
+	for i, t := range types {
+		names = append(names, unionBranchName(t))
+		out, err := avroEncode(binary.AppendVarint(dst, int64(i)), t, v, path)
+		if err == nil {
+			return out, nil
+		}
+		if firstErr == nil && t.Type() != avro.Null {
+			firstErr = err
+		}
+	}
+	if len(types) == 2 && s.Nullable() && firstErr != nil {
+		return nil, firstErr // ["null", X]: X's own error says more than "no branch"
+	}
+	return nil, avroErr(path, "a value of one of the union's types ("+strings.Join(names, ", ")+")", v)
+}
+
+func unionBranchName(s avro.Schema) string {
+	if n, ok := s.(avro.NamedSchema); ok {
+		return n.FullName()
+	}
+	if r, ok := s.(*avro.RefSchema); ok {
+		return r.Schema().FullName()
+	}
+	return string(s.Type())
+}
+
+func avroPrimitive(dst []byte, s *avro.PrimitiveSchema, v any, path string) ([]byte, error) {
+	var logical avro.LogicalType
+	if l := s.Logical(); l != nil {
+		logical = l.Type()
+	}
+	switch s.Type() {
+	case avro.Null:
+		if v != nil {
+			return nil, avroErr(path, "null", v)
+		}
+		return dst, nil
+	case avro.Boolean:
+		b, ok := v.(bool)
+		if !ok {
+			return nil, avroErr(path, "a boolean", v)
+		}
+		if b {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case avro.Int, avro.Long:
+		n, err := avroInteger(v, logical, path)
+		if err != nil {
+			return nil, err
+		}
+		if s.Type() == avro.Int && (n < math.MinInt32 || n > math.MaxInt32) {
+			return nil, avroErr(path, "an int (32-bit)", v)
+		}
+		return binary.AppendVarint(dst, n), nil
+	case avro.Float, avro.Double:
+		var f float64
+		switch x := v.(type) {
+		case json.Number:
+			var err error
+			if f, err = x.Float64(); err != nil {
+				return nil, avroErr(path, "a number", v)
+			}
+		case string:
+			switch x {
+			case "NaN":
+				f = math.NaN()
+			case "Infinity":
+				f = math.Inf(1)
+			case "-Infinity":
+				f = math.Inf(-1)
+			default:
+				return nil, avroErr(path, "a number", v)
+			}
+		default:
+			return nil, avroErr(path, "a number", v)
+		}
+		if s.Type() == avro.Float {
+			return binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(f))), nil
+		}
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(f)), nil
+	case avro.String:
+		str, ok := v.(string)
+		if !ok {
+			return nil, avroErr(path, "a string", v)
+		}
+		dst = binary.AppendVarint(dst, int64(len(str)))
+		return append(dst, str...), nil
+	case avro.Bytes:
+		var b []byte
+		var err error
+		if logical == avro.Decimal {
+			b, err = decimalBytes(v, s.Logical().(*avro.DecimalLogicalSchema), path, 0)
+		} else {
+			b, err = base64Field(v, path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		dst = binary.AppendVarint(dst, int64(len(b)))
+		return append(dst, b...), nil
+	}
+	return nil, fmt.Errorf("unsupported Avro type %s", s.Type())
+}
+
+// avroInteger reads an int or long, or for the time logical types the text
+// appendJSON writes (or a number of the type's unit).
+func avroInteger(v any, logical avro.LogicalType, path string) (int64, error) {
+	if str, ok := v.(string); ok && logical != "" {
+		layouts := map[avro.LogicalType][]string{
+			avro.Date:                 {"2006-01-02"},
+			avro.TimeMillis:           {"15:04:05.999999999", "15:04:05"},
+			avro.TimeMicros:           {"15:04:05.999999999", "15:04:05"},
+			avro.TimestampMillis:      {time.RFC3339Nano},
+			avro.TimestampMicros:      {time.RFC3339Nano},
+			avro.LocalTimestampMillis: {time.RFC3339Nano, "2006-01-02T15:04:05.999999999"},
+			avro.LocalTimestampMicros: {time.RFC3339Nano, "2006-01-02T15:04:05.999999999"},
+		}[logical]
+		for _, layout := range layouts {
+			t, err := time.Parse(layout, str)
+			if err != nil {
+				continue
+			}
+			switch logical {
+			case avro.Date:
+				return t.Unix() / 86400, nil
+			case avro.TimeMillis:
+				return int64(t.Sub(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)) / time.Millisecond), nil
+			case avro.TimeMicros:
+				return int64(t.Sub(time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)) / time.Microsecond), nil
+			case avro.TimestampMillis, avro.LocalTimestampMillis:
+				return t.UnixMilli(), nil
+			default:
+				return t.UnixMicro(), nil
+			}
+		}
+		if len(layouts) > 0 {
+			return 0, avroErr(path, fmt.Sprintf("a %s (like %q) or a number", logical, layouts[0]), v)
+		}
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return 0, avroErr(path, "an integer", v)
+	}
+	n, err := num.Int64()
+	if err != nil {
+		return 0, avroErr(path, "an integer", v)
+	}
+	return n, nil
+}
+
+func base64Field(v any, path string) ([]byte, error) {
+	str, ok := v.(string)
+	if !ok {
+		return nil, avroErr(path, "bytes as a base64 string", v)
+	}
+	b, err := base64.StdEncoding.DecodeString(str)
+	if err != nil {
+		return nil, avroErr(path, "bytes as a base64 string", v)
+	}
+	return b, nil
+}
+
+// decimalBytes encodes a decimal given as a number or a numeric string at
+// the schema's scale, refusing digits the scale would lose. size > 0 pads to
+// a fixed size.
+func decimalBytes(v any, l *avro.DecimalLogicalSchema, path string, size int) ([]byte, error) {
+	var text string
+	switch x := v.(type) {
+	case json.Number:
+		text = string(x)
+	case string:
+		text = x
+	default:
+		return nil, avroErr(path, fmt.Sprintf("a decimal(%d,%d) number", l.Precision(), l.Scale()), v)
+	}
+	r, ok := new(big.Rat).SetString(text)
+	if !ok {
+		return nil, avroErr(path, fmt.Sprintf("a decimal(%d,%d) number", l.Precision(), l.Scale()), v)
+	}
+	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(l.Scale())), nil)))
+	if !scaled.IsInt() {
+		return nil, &FieldError{Path: path, Err: fmt.Errorf("%s has more than the %d decimal places of decimal(%d,%d)", text, l.Scale(), l.Precision(), l.Scale())}
+	}
+	n := scaled.Num()
+	if digits := len(new(big.Int).Abs(n).String()); l.Precision() > 0 && digits > l.Precision() {
+		return nil, &FieldError{Path: path, Err: fmt.Errorf("%s has more digits than decimal(%d,%d) holds", text, l.Precision(), l.Scale())}
+	}
+	b := twosComplement(n)
+	if size > 0 {
+		if len(b) > size {
+			return nil, &FieldError{Path: path, Err: fmt.Errorf("%s does not fit in %d bytes", text, size)}
+		}
+		pad := byte(0)
+		if n.Sign() < 0 {
+			pad = 0xff
+		}
+		b = append(bytes.Repeat([]byte{pad}, size-len(b)), b...)
+	}
+	return b, nil
+}
+
+// twosComplement is n as the shortest big-endian two's-complement bytes.
+func twosComplement(n *big.Int) []byte {
+	if n.Sign() >= 0 {
+		b := n.Bytes()
+		if len(b) == 0 || b[0]&0x80 != 0 {
+			b = append([]byte{0}, b...)
+		}
+		return b
+	}
+	// -n-1 in bits, inverted.
+	m := new(big.Int).Neg(n)
+	m.Sub(m, big.NewInt(1))
+	b := m.Bytes()
+	for i := range b {
+		b[i] = ^b[i]
+	}
+	if len(b) == 0 || b[0]&0x80 == 0 {
+		b = append([]byte{0xff}, b...)
+	}
+	return b
+}

@@ -1,0 +1,123 @@
+package schema
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// codec is one compiled schema.
+type codec interface {
+	kind() sr.SchemaType
+	// appendJSON appends payload (the bytes after the magic byte and id)
+	// decoded as compact JSON text.
+	appendJSON(dst, payload []byte) ([]byte, error)
+	// encode returns JSON text encoded under the schema: the bytes that
+	// follow the magic byte and id (Protobuf's begin with the index).
+	encode(dst, text []byte) ([]byte, error)
+}
+
+func compileSchema(s sr.Schema, refs []reference) (codec, error) {
+	switch s.Type {
+	case sr.TypeAvro:
+		return compileAvro(s, refs)
+	case sr.TypeProtobuf:
+		return compileProtobuf(s, refs)
+	case sr.TypeJSON:
+		return compileJSONSchema(s, refs)
+	}
+	return nil, fmt.Errorf("schema type %v is not one kql reads (AVRO, PROTOBUF, JSON)", s.Type)
+}
+
+// HeaderID returns the schema id of a Confluent wire-format payload: a zero
+// magic byte and a 4-byte big-endian id, followed by at least nothing.
+func HeaderID(b []byte) (id int32, ok bool) {
+	if len(b) < 5 || b[0] != 0 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b[1:5])), true
+}
+
+// Decoder decodes one statement's records. It keeps what must not repeat
+// within a statement: a registry that did not answer is asked no more (every
+// record would wait for it), and an id that failed fails without asking
+// again. Not safe for concurrent use; the Registry behind it is.
+type Decoder struct {
+	reg    *Registry
+	ctx    context.Context
+	failed map[int32]error
+	down   error
+}
+
+// NewDecoder returns a statement's decoder; ctx bounds its registry requests.
+func (r *Registry) NewDecoder(ctx context.Context) *Decoder {
+	return &Decoder{reg: r, ctx: ctx, failed: map[int32]error{}}
+}
+
+// DecodeError says why a payload that carries a schema id was not decoded.
+type DecodeError struct {
+	ID int32
+	// Unreachable: the registry did not answer (or refused us); the record
+	// is not at fault.
+	Unreachable bool
+	Err         error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Unreachable {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("schema id %d: %v", e.ID, e.Err)
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Decode appends b decoded as JSON text to dst. ok is false when b does not
+// start with a wire-format header (it is not the registry's: nothing to say).
+// A header whose schema is unknown, or a payload that does not decode, is a
+// *DecodeError, and dst comes back as it went in.
+func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err error) {
+	id, ok = HeaderID(b)
+	if !ok {
+		return dst, 0, false, nil
+	}
+	if d.down != nil {
+		return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: d.down}
+	}
+	if err := d.failed[id]; err != nil {
+		return dst, id, true, err
+	}
+	c, err := d.reg.codecFor(d.ctx, int(id))
+	if err != nil {
+		if statementWide(err) {
+			d.down = err
+			return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
+		}
+		de := &DecodeError{ID: id, Err: err}
+		if IsNotFound(err) {
+			de.Err = fmt.Errorf("the registry %s does not know this schema id", d.reg.urls)
+		}
+		d.failed[id] = de
+		return dst, id, true, de
+	}
+	n := len(dst)
+	out, err = c.appendJSON(dst, b[5:])
+	if err != nil {
+		return out[:n], id, true, &DecodeError{ID: id, Err: fmt.Errorf("%s payload does not decode: %w", typeName(c.kind()), err)}
+	}
+	return out, id, true, nil
+}
+
+// statementWide is an error no other schema id would escape: the registry
+// is unreachable or refuses our credentials.
+func statementWide(err error) bool {
+	if IsUnreachable(err) {
+		return true
+	}
+	var re *sr.ResponseError
+	return errors.As(err, &re) && (re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden)
+}

@@ -1,0 +1,125 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// jsonCodec is a JSON Schema: the payload after the header is JSON text,
+// shown compacted; writing validates against the schema first.
+type jsonCodec struct {
+	schema *jsonschema.Schema
+}
+
+// jsonSchemaBase is where the main schema lives for resolving relative
+// $refs; references are placed beside it under the names the registry
+// gives them. Nothing is fetched from it: the loader refuses every URL.
+const jsonSchemaBase = "https://kql.invalid/schemas/"
+
+type noLoader struct{}
+
+func (noLoader) Load(u string) (any, error) {
+	return nil, fmt.Errorf("%s is not among the schema's references: kql loads nothing else", u)
+}
+
+func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
+	for _, ref := range refs {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(ref.schema.Schema)))
+		if err != nil {
+			return nil, fmt.Errorf("reference %q is not JSON: %w", ref.name, err)
+		}
+		loc := ref.name
+		if u, err := url.Parse(ref.name); err != nil || !u.IsAbs() {
+			loc = jsonSchemaBase + ref.name
+		}
+		if err := c.AddResource(loc, doc); err != nil {
+			return nil, fmt.Errorf("reference %q: %w", ref.name, err)
+		}
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(s.Schema)))
+	if err != nil {
+		return nil, fmt.Errorf("the JSON Schema is not JSON: %w", err)
+	}
+	main := jsonSchemaBase + "kql-registry-schema.json"
+	if err := c.AddResource(main, doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(main)
+	if err != nil {
+		return nil, fmt.Errorf("the JSON Schema does not compile: %w", err)
+	}
+	return &jsonCodec{schema: sch}, nil
+}
+
+func (c *jsonCodec) kind() sr.SchemaType { return sr.TypeJSON }
+
+func (c *jsonCodec) appendJSON(dst, payload []byte) ([]byte, error) {
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, payload); err != nil {
+		return dst, fmt.Errorf("not JSON: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func (c *jsonCodec) encode(dst []byte, text []byte) ([]byte, error) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if err := c.schema.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			return nil, fmt.Errorf("does not fit the JSON Schema: %s", validationMessage(ve))
+		}
+		return nil, err
+	}
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, text); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var englishPrinter = message.NewPrinter(language.English)
+
+// validationMessage is the innermost causes of a validation error, each at
+// its instance location: "at /amount: got string, want number".
+func validationMessage(ve *jsonschema.ValidationError) string {
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/"
+			for i, p := range e.InstanceLocation {
+				if i == 0 {
+					loc = ""
+				}
+				loc += "/" + p
+			}
+			leaves = append(leaves, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(englishPrinter)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	msg := ""
+	for i, l := range leaves {
+		if i > 0 {
+			msg += "; "
+		}
+		msg += l
+	}
+	return msg
+}

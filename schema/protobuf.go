@@ -1,0 +1,147 @@
+package schema
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/twmb/franz-go/pkg/sr"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// protoCodec decodes Protobuf payloads with dynamicpb after compiling the
+// registry's .proto text (and its references, by the import names the
+// registry gives them) with protocompile. The message is chosen by the
+// wire format's message-index path: [0] is the file's first message, [1 2]
+// the third message nested in the second, and so on.
+//
+// JSON is the proto3 JSON mapping (protojson) with the .proto field names
+// and every field present (EmitUnpopulated), so a path like value.amount
+// finds a zero amount too. 64-bit integers are JSON strings, as that
+// mapping writes them; google.protobuf.Timestamp is RFC 3339 text.
+type protoCodec struct {
+	file protoreflect.FileDescriptor
+
+	mu      sync.Mutex // guards msgs and scratch: a codec is shared by the session
+	msgs    map[string]*dynamicpb.Message
+	scratch []byte
+}
+
+// mainProtoName is the compiled schema's own file name: references keep the
+// names the registry gives them, which a schema imports by.
+const mainProtoName = "kql-registry-schema.proto"
+
+func compileProtobuf(s sr.Schema, refs []reference) (codec, error) {
+	files := map[string]string{mainProtoName: s.Schema}
+	for _, ref := range refs {
+		files[ref.name] = ref.schema.Schema
+	}
+	c := protocompile.Compiler{
+		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+			Accessor: protocompile.SourceAccessorFromMap(files),
+		}),
+	}
+	out, err := c.Compile(context.Background(), mainProtoName)
+	if err != nil {
+		return nil, fmt.Errorf("the .proto does not compile: %w", err)
+	}
+	fd := out[0]
+	if fd.Messages().Len() == 0 {
+		return nil, errors.New("the .proto defines no message")
+	}
+	return &protoCodec{file: fd, msgs: map[string]*dynamicpb.Message{}}, nil
+}
+
+func (c *protoCodec) kind() sr.SchemaType { return sr.TypeProtobuf }
+
+// message returns the descriptor at a message-index path.
+func (c *protoCodec) message(index []int) (protoreflect.MessageDescriptor, error) {
+	msgs := c.file.Messages()
+	var md protoreflect.MessageDescriptor
+	for depth, i := range index {
+		if i < 0 || i >= msgs.Len() {
+			return nil, fmt.Errorf("message index %v: level %d has %d messages, not %d", index, depth, msgs.Len(), i+1)
+		}
+		md = msgs.Get(i)
+		msgs = md.Messages()
+	}
+	if md == nil {
+		return nil, fmt.Errorf("empty message index")
+	}
+	return md, nil
+}
+
+var protoJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
+
+func (c *protoCodec) appendJSON(dst, payload []byte) ([]byte, error) {
+	var h sr.ConfluentHeader
+	index, rest, err := h.DecodeIndex(payload, 64)
+	if err != nil {
+		return dst, fmt.Errorf("message index: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := fmt.Sprint(index)
+	m := c.msgs[key]
+	if m == nil {
+		md, err := c.message(index)
+		if err != nil {
+			return dst, err
+		}
+		m = dynamicpb.NewMessage(md)
+		c.msgs[key] = m
+	}
+	if err := proto.Unmarshal(rest, m); err != nil {
+		return dst, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
+	}
+	c.scratch, err = protoJSON.MarshalAppend(c.scratch[:0], m)
+	if err != nil {
+		return dst, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
+	}
+	// protojson varies its whitespace on purpose; compact it so output is
+	// stable and one record is one line.
+	buf := bytes.NewBuffer(dst)
+	if err := json.Compact(buf, c.scratch); err != nil {
+		return dst, err
+	}
+	return buf.Bytes(), nil
+}
+
+// encode writes JSON text (the proto3 JSON mapping) as the first top-level
+// message of the file the text fits (every field known, every value of its
+// field's type): a .proto often declares helper messages before the one a
+// topic carries. The index path in the header names the message chosen.
+func (c *protoCodec) encode(dst []byte, text []byte) ([]byte, error) {
+	msgs := c.file.Messages()
+	var firstErr error
+	for i := 0; i < msgs.Len(); i++ {
+		md := msgs.Get(i)
+		m := dynamicpb.NewMessage(md)
+		if err := protojson.Unmarshal(text, m); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("does not fit %s: %s", md.FullName(), strings.TrimPrefix(err.Error(), "proto: "))
+			}
+			continue
+		}
+		var h sr.ConfluentHeader
+		dst, _ = h.AppendEncode(dst[:0], 0, []int{i})
+		dst = dst[5:] // the index only: the caller writes the magic byte and id
+		b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", md.FullName(), err)
+		}
+		return b, nil
+	}
+	if msgs.Len() > 1 {
+		return nil, fmt.Errorf("%w (nor any other of its %d messages)", firstErr, msgs.Len())
+	}
+	return nil, firstErr
+}

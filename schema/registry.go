@@ -1,0 +1,243 @@
+// Package schema reads and writes record keys and values in the Confluent
+// wire format through a schema registry: a zero byte, a 4-byte big-endian
+// schema id, then the encoded record (Protobuf puts its message-index path
+// between the two). The registry's REST API is franz-go's pkg/sr; schemas
+// are parsed by hamba/avro (Avro), bufbuild/protocompile (Protobuf) and
+// santhosh-tekuri/jsonschema (JSON Schema).
+//
+// Decoding turns a payload into compact JSON text, so every output format
+// and every path expression (value.amount) works on decoded records exactly
+// as on JSON ones. Each schema id is fetched and compiled once per session.
+package schema
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// Config is how to reach a schema registry.
+type Config struct {
+	// URLs are the registry's nodes (the client tries them in turn).
+	URLs []string
+	// User and Password are HTTP basic authentication, when User is set.
+	User, Password string
+	// BearerToken is sent as "Authorization: Bearer ..." when set.
+	BearerToken string
+	// TLS is used for https URLs; nil means the system's roots.
+	TLS *tls.Config
+	// Timeout bounds each HTTP request (default 10 s).
+	Timeout time.Duration
+}
+
+// Registry is a schema registry client with a per-session cache of
+// compiled schemas by id. It is safe for concurrent use.
+type Registry struct {
+	cl   *sr.Client
+	urls string
+
+	mu   sync.Mutex
+	byID map[int]*codecEntry
+}
+
+// codecEntry is one schema id's compiled codec, or the error that compiling
+// it gave (a schema that does not compile will not compile on a second try).
+type codecEntry struct {
+	once  sync.Once
+	codec codec
+	err   error
+}
+
+// Open checks cfg and returns a client; it does not contact the registry.
+func Open(cfg Config) (*Registry, error) {
+	if len(cfg.URLs) == 0 {
+		return nil, errors.New("no schema registry URL")
+	}
+	for _, u := range cfg.URLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("schema registry URL %q: want http://host:port[/path] or https://...", u)
+		}
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // a registry on loopback or an internal network: $HTTP_PROXY would only get in the way
+	tr.DialContext = (&net.Dialer{Timeout: timeout}).DialContext
+	if cfg.TLS != nil {
+		tr.TLSClientConfig = cfg.TLS.Clone()
+	}
+	opts := []sr.ClientOpt{
+		sr.URLs(cfg.URLs...),
+		sr.HTTPClient(&http.Client{Timeout: timeout, Transport: tr}),
+		sr.UserAgent("kql"),
+	}
+	if cfg.User != "" {
+		opts = append(opts, sr.BasicAuth(cfg.User, cfg.Password))
+	}
+	if cfg.BearerToken != "" {
+		opts = append(opts, sr.BearerToken(cfg.BearerToken))
+	}
+	cl, err := sr.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("schema registry: %w", err)
+	}
+	return &Registry{cl: cl, urls: strings.Join(cfg.URLs, ","), byID: map[int]*codecEntry{}}, nil
+}
+
+// URLs names the registry for messages.
+func (r *Registry) URLs() string { return r.urls }
+
+// Client is the underlying pkg/sr client, for browsing subjects.
+func (r *Registry) Client() *sr.Client { return r.cl }
+
+// codecFor returns the compiled codec of schema id, fetching and compiling
+// it on first use. Concurrent callers for one id wait for one fetch.
+func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
+	r.mu.Lock()
+	e := r.byID[id]
+	if e == nil {
+		e = &codecEntry{}
+		r.byID[id] = e
+	}
+	r.mu.Unlock()
+	e.once.Do(func() {
+		e.codec, e.err = r.compile(ctx, id)
+	})
+	if e.err != nil && IsUnreachable(e.err) {
+		// A registry that could not be reached may answer later: forget
+		// the failure so the next statement asks again.
+		r.mu.Lock()
+		if r.byID[id] == e {
+			delete(r.byID, id)
+		}
+		r.mu.Unlock()
+	}
+	return e.codec, e.err
+}
+
+// compile fetches schema id with its references and compiles it.
+func (r *Registry) compile(ctx context.Context, id int) (codec, error) {
+	s, err := r.cl.SchemaByID(ctx, id)
+	if err != nil {
+		return nil, r.wrap(fmt.Sprintf("schema id %d", id), err)
+	}
+	refs, err := r.references(ctx, s.References, map[string]bool{})
+	if err != nil {
+		return nil, fmt.Errorf("schema id %d: %w", id, err)
+	}
+	c, err := compileSchema(s, refs)
+	if err != nil {
+		return nil, fmt.Errorf("schema id %d (%s): %w", id, typeName(s.Type), err)
+	}
+	return c, nil
+}
+
+// reference is one schema a schema imports, by the name it imports it as.
+type reference struct {
+	name   string
+	schema sr.Schema
+}
+
+// references fetches refs and, depth first, what they reference in turn:
+// dependencies come before the schemas that use them (Avro needs its named
+// types defined before use). seen stops cycles and repeats.
+func (r *Registry) references(ctx context.Context, refs []sr.SchemaReference, seen map[string]bool) ([]reference, error) {
+	var out []reference
+	for _, ref := range refs {
+		if seen[ref.Name] {
+			continue
+		}
+		seen[ref.Name] = true
+		version := ref.Version
+		if version == 0 {
+			version = -1
+		}
+		ss, err := r.cl.SchemaByVersion(ctx, ref.Subject, version)
+		if err != nil {
+			return nil, r.wrap(fmt.Sprintf("reference %q (subject %s version %d)", ref.Name, ref.Subject, ref.Version), err)
+		}
+		deeper, err := r.references(ctx, ss.References, seen)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, deeper...)
+		out = append(out, reference{name: ref.Name, schema: ss.Schema})
+	}
+	return out, nil
+}
+
+// wrap gives a registry error its context: what was asked and of whom.
+func (r *Registry) wrap(what string, err error) error {
+	if IsUnreachable(err) {
+		return &UnreachableError{URLs: r.urls, Err: err}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// UnreachableError is a registry that did not answer (connection refused,
+// timeout, TLS failure): unlike an unknown id, it says nothing about the
+// record, and it may answer later.
+type UnreachableError struct {
+	URLs string
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("schema registry %s could not be reached: %v", e.URLs, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// IsUnreachable reports whether err means the registry did not answer, as
+// opposed to answering with an error.
+func IsUnreachable(err error) bool {
+	var ue *UnreachableError
+	if errors.As(err, &ue) {
+		return true
+	}
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		// An HTTP answer: the registry is there. A 5xx from a proxy in
+		// front of a dead registry is still "not reachable" for us.
+		return re.StatusCode >= 500
+	}
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	var ue2 *url.Error
+	return errors.As(err, &ne) || errors.As(err, &ue2) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// IsNotFound reports whether the registry answered that the schema, subject
+// or version does not exist.
+func IsNotFound(err error) bool {
+	var re *sr.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusNotFound
+}
+
+func typeName(t sr.SchemaType) string {
+	switch t {
+	case sr.TypeProtobuf:
+		return "PROTOBUF"
+	case sr.TypeJSON:
+		return "JSON"
+	default:
+		return "AVRO"
+	}
+}
+
+// TypeName is the registry's name for a schema type: AVRO, PROTOBUF, JSON.
+func TypeName(t sr.SchemaType) string { return typeName(t) }

@@ -1,0 +1,220 @@
+package schema
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+// Ref names the schema a PRODUCE writes with: a subject's latest version
+// (Version 0), one version, or a schema id (ID > 0, Subject optional).
+type Ref struct {
+	Subject string
+	Version int
+	ID      int
+}
+
+func (r Ref) String() string {
+	switch {
+	case r.ID > 0 && r.Subject != "":
+		return fmt.Sprintf("subject %s id %d", r.Subject, r.ID)
+	case r.ID > 0:
+		return fmt.Sprintf("schema id %d", r.ID)
+	case r.Version > 0:
+		return fmt.Sprintf("subject %s version %d", r.Subject, r.Version)
+	}
+	return fmt.Sprintf("subject %s (latest version)", r.Subject)
+}
+
+// Encoded is a value written in the wire format, and what wrote it.
+type Encoded struct {
+	Bytes   []byte
+	ID      int
+	Version int // 0 when written by id
+	Type    string
+}
+
+// Encode writes JSON text under ref's schema in the Confluent wire format.
+// A text that does not fit is an error naming the field; nothing is
+// returned to write.
+func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, error) {
+	var out Encoded
+	id := ref.ID
+	if id <= 0 {
+		version := ref.Version
+		if version == 0 {
+			version = -1
+		}
+		ss, err := r.cl.SchemaByVersion(ctx, ref.Subject, version)
+		if err != nil {
+			return out, r.subjectError(ref, err)
+		}
+		id, out.Version = ss.ID, ss.Version
+	}
+	c, err := r.codecFor(ctx, id)
+	if err != nil {
+		if IsNotFound(err) {
+			return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
+		}
+		return out, err
+	}
+	body, err := c.encode(nil, text)
+	if err != nil {
+		if ref.ID > 0 {
+			return out, fmt.Errorf("%s (%s): %w", ref, typeName(c.kind()), err)
+		}
+		return out, fmt.Errorf("%s (%s, id %d): %w", ref, typeName(c.kind()), id, err)
+	}
+	b := make([]byte, 5, 5+len(body))
+	b[1], b[2], b[3], b[4] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
+	out.Bytes, out.ID, out.Type = append(b, body...), id, typeName(c.kind())
+	return out, nil
+}
+
+// subjectError explains a failed subject lookup in the user's terms.
+func (r *Registry) subjectError(ref Ref, err error) error {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		switch re.ErrorCode {
+		case sr.ErrSubjectNotFound.Code:
+			return fmt.Errorf("subject %q is not in the registry %s: SHOW SUBJECTS lists them", ref.Subject, r.urls)
+		case sr.ErrVersionNotFound.Code:
+			return fmt.Errorf("subject %q has no version %d: DESCRIBE SUBJECT '%s' lists its versions", ref.Subject, ref.Version, ref.Subject)
+		}
+		if re.StatusCode == 404 {
+			return fmt.Errorf("%s: not found in the registry %s (%v): SHOW SUBJECTS lists the subjects", ref, r.urls, err)
+		}
+	}
+	return r.wrap(ref.String(), err)
+}
+
+// Subject is one row of SHOW SUBJECTS.
+type Subject struct {
+	Name          string
+	Type          string
+	LatestVersion int
+	LatestID      int
+	Compatibility string // the subject's own level, else the global one
+}
+
+// Subjects lists the registry's subjects with their latest schemas. A
+// subject whose details could not be read is returned with its error in
+// errs (by subject), not dropped and not zeroed.
+func (r *Registry) Subjects(ctx context.Context) ([]Subject, map[string]error, error) {
+	names, err := r.cl.Subjects(ctx)
+	if err != nil {
+		return nil, nil, r.wrap("listing subjects", err)
+	}
+	sort.Strings(names)
+	out := make([]Subject, len(names))
+	errs := map[string]error{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, name := range names {
+		out[i].Name = name
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ss, err := r.cl.SchemaByVersion(ctx, name, -1)
+			if err != nil {
+				mu.Lock()
+				errs[name] = r.wrap("subject "+name, err)
+				mu.Unlock()
+				return
+			}
+			out[i].Type, out[i].LatestVersion, out[i].LatestID = typeName(ss.Type), ss.Version, ss.ID
+		}()
+	}
+	wg.Wait()
+	levels, err := r.compatibility(ctx, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range out {
+		out[i].Compatibility = levels[out[i].Name]
+	}
+	return out, errs, nil
+}
+
+// compatibility returns each subject's compatibility level: its own, else
+// the global level (what the registry applies to it).
+func (r *Registry) compatibility(ctx context.Context, subjects []string) (map[string]string, error) {
+	out := map[string]string{}
+	global := ""
+	for _, c := range r.cl.Compatibility(ctx) {
+		if c.Err != nil {
+			if statementWide(c.Err) {
+				return nil, r.wrap("global compatibility", c.Err)
+			}
+			continue
+		}
+		global = c.Level.String()
+	}
+	if len(subjects) == 0 {
+		return out, nil
+	}
+	for _, c := range r.cl.Compatibility(ctx, subjects...) {
+		if c.Err == nil && c.Level.String() != "" {
+			out[c.Subject] = c.Level.String()
+		} else {
+			out[c.Subject] = global
+		}
+	}
+	return out, nil
+}
+
+// Version is one row of DESCRIBE SUBJECT.
+type Version struct {
+	Version    int
+	ID         int
+	Type       string
+	Schema     string
+	References []sr.SchemaReference
+}
+
+// Describe returns a subject's versions (all, or the one asked for).
+func (r *Registry) Describe(ctx context.Context, subject string, version int) ([]Version, error) {
+	var versions []int
+	if version > 0 {
+		versions = []int{version}
+	} else {
+		vs, err := r.cl.SubjectVersions(ctx, subject)
+		if err != nil {
+			return nil, r.subjectError(Ref{Subject: subject}, err)
+		}
+		versions = vs
+		sort.Ints(versions)
+	}
+	out := make([]Version, 0, len(versions))
+	for _, v := range versions {
+		ss, err := r.cl.SchemaByVersion(ctx, subject, v)
+		if err != nil {
+			return nil, r.subjectError(Ref{Subject: subject, Version: v}, err)
+		}
+		out = append(out, Version{Version: ss.Version, ID: ss.ID, Type: typeName(ss.Type), Schema: ss.Schema.Schema, References: ss.References})
+	}
+	return out, nil
+}
+
+// FormatReferences writes references as name=subject:version, one list.
+func FormatReferences(refs []sr.SchemaReference) string {
+	parts := make([]string, len(refs))
+	for i, ref := range refs {
+		parts[i] = fmt.Sprintf("%s=%s:%d", ref.Name, ref.Subject, ref.Version)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TopicSubjects are the subjects the default TopicNameStrategy maps a topic
+// to: TOPIC-key and TOPIC-value.
+func TopicSubjects(topic string) (key, value string) {
+	return topic + "-key", topic + "-value"
+}
