@@ -8,9 +8,9 @@ import (
 	"net/url"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/twmb/franz-go/pkg/sr"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
-	"github.com/twmb/franz-go/pkg/sr"
 )
 
 // jsonCodec is a JSON Schema: the payload after the header is JSON text,
