@@ -92,9 +92,9 @@ func (e *recordEncoder) appendJSON(buf []byte, r *result.Record) []byte {
 	buf = e.ts.append(buf, r.Timestamp)
 	buf = append(buf, '"')
 	buf = append(buf, jsonRecordKeys[3]...)
-	buf = e.appendJSONBytes(buf, r.Key)
+	buf = e.appendJSONField(buf, r.Key, r.KeySchema.Decoded)
 	buf = append(buf, jsonRecordKeys[4]...)
-	buf = e.appendJSONBytes(buf, r.Value)
+	buf = e.appendJSONField(buf, r.Value, r.ValueSchema.Decoded)
 	buf = append(buf, jsonRecordKeys[5]...)
 	buf = append(buf, '[')
 	for i, h := range r.Headers {
@@ -110,6 +110,15 @@ func (e *recordEncoder) appendJSON(buf []byte, r *result.Record) []byte {
 	}
 	buf = append(buf, ']')
 	return append(buf, '}')
+}
+
+// appendJSONField writes a key or value: decoded by the schema registry, it
+// is JSON text already and nests as it is.
+func (e *recordEncoder) appendJSONField(buf, b []byte, decoded bool) []byte {
+	if decoded && b != nil {
+		return append(buf, b...)
+	}
+	return e.appendJSONBytes(buf, b)
 }
 
 func (e *recordEncoder) appendJSONBytes(buf, b []byte) []byte {

@@ -121,6 +121,8 @@ func (e *jsonEncoder) appendValue(buf []byte, v any, t result.Type) []byte {
 	case int64, int, int32, int16, int8, uint64, uint32, bool:
 		// JSON numbers and booleans read as their text form.
 		return appendText(buf, v, t)
+	case result.JSON:
+		return append(buf, x...)
 	case string:
 		if t == result.Number && isJSONNumber(x) {
 			return append(buf, x...)

@@ -44,8 +44,13 @@ func isNull(v any) bool {
 	if v == nil {
 		return true
 	}
-	b, ok := v.([]byte)
-	return ok && b == nil
+	switch b := v.(type) {
+	case []byte:
+		return b == nil
+	case result.JSON:
+		return b == nil
+	}
+	return false
 }
 
 // appendText appends the text form of a non-NULL value to buf.
@@ -53,6 +58,8 @@ func appendText(buf []byte, v any, t result.Type) []byte {
 	switch x := v.(type) {
 	case []byte:
 		return appendBytesText(buf, x)
+	case result.JSON:
+		return append(buf, x...)
 	case string:
 		return appendStringText(buf, x)
 	case int64:

@@ -18,6 +18,15 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Headers   []Header
+
+	KeySchema, ValueSchema WireSchema
+}
+
+// WireSchema is what the schema registry made of a key or value.
+type WireSchema struct {
+	ID      int32 // the schema id of the wire-format header; meaningful when HasID
+	HasID   bool  // the bytes began with the magic byte and a schema id
+	Decoded bool  // the Key or Value field holds the decoded value as JSON text
 }
 
 // Time returns the record's timestamp as a UTC time.
@@ -37,9 +46,15 @@ func (r *Record) Row() Row {
 	var k, v any
 	if r.Key != nil {
 		k = r.Key
+		if r.KeySchema.Decoded {
+			k = JSON(r.Key)
+		}
 	}
 	if r.Value != nil {
 		v = r.Value
+		if r.ValueSchema.Decoded {
+			v = JSON(r.Value)
+		}
 	}
 	hs := r.Headers
 	if hs == nil {

@@ -24,6 +24,12 @@ const (
 	Number                  // string: a computed number's exact text (12, 9.5, 1e+21): JSON writes it as a number
 )
 
+// JSON is valid, compact JSON text held in a Bytes column (a record value
+// decoded through the schema registry, an object a JSON path picked): text
+// formats show the text, json and jsonl nest it as a JSON value rather than
+// a string holding JSON.
+type JSON []byte
+
 // Column is one named output column. Names are a documented contract: JSON
 // output uses them as keys.
 type Column struct {

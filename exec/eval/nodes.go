@@ -46,12 +46,12 @@ func (n *recordNode) eval(e *env) Value {
 		if r.Key == nil {
 			return null
 		}
-		return Value{K: Bytes, B: r.Key}
+		return Value{K: Bytes, B: r.Key, J: r.KeySchema.Decoded}
 	case fValue:
 		if r.Value == nil {
 			return null
 		}
-		return Value{K: Bytes, B: r.Value}
+		return Value{K: Bytes, B: r.Value, J: r.ValueSchema.Decoded}
 	}
 	return Value{K: Headers, H: r.Headers}
 }
@@ -113,7 +113,7 @@ func fromJSON(r gjson.Result) Value {
 	case gjson.String:
 		return Value{K: Bytes, B: unsafeBytes(r.Str)}
 	case gjson.JSON:
-		return Value{K: Bytes, B: unsafeBytes(r.Raw)}
+		return Value{K: Bytes, B: unsafeBytes(r.Raw), J: true}
 	}
 	return null // JSON null, or absent
 }

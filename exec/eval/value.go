@@ -21,6 +21,7 @@ package eval
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"math"
 	"strconv"
 	"time"
@@ -71,6 +72,10 @@ type Value struct {
 	F float64
 	B []byte
 	H []result.Header
+	// J marks B as JSON text (an object or array a path picked, a value the
+	// schema registry decoded): it compares as text, and a projection hands
+	// it on as result.JSON so json output nests it instead of quoting it.
+	J bool
 }
 
 var (
@@ -138,6 +143,14 @@ func (v Value) Any(t result.Type) any {
 		}
 	case result.String, result.Number:
 		return string(v.Text())
+	}
+	if v.J && v.K == Bytes {
+		// A path's raw text keeps the record's own spacing and line
+		// breaks; one record must stay one line of jsonl.
+		var buf bytes.Buffer
+		if json.Compact(&buf, v.B) == nil {
+			return result.JSON(buf.Bytes())
+		}
 	}
 	return bytes.Clone(v.Text())
 }
