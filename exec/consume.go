@@ -95,7 +95,8 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions}
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
+		dec: s.newRecordDecoder(ctx)}
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -484,6 +485,7 @@ type consumeResult struct {
 	scanned     atomic.Int64                   // records read, matching or not (the progress line)
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
+	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -522,6 +524,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 			break
 		}
 		fillRecord(&r.rec, rec, ts)
+		r.dec.decode(&r.rec)
 		if r.q != nil {
 			r.q.comp.SetRecord(&r.rec)
 			if r.q.where != nil && !r.q.where.True() {
@@ -556,13 +559,14 @@ func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }
 // Warnings is the one warning of values WHERE or the SELECT list could not
 // compare or combine, naming the first record where it happened.
 func (r *consumeResult) Warnings() []string {
+	out := r.dec.warnings()
 	if r.q == nil {
-		return nil
+		return out
 	}
 	if w := r.q.comp.Warnings.String(); w != "" {
-		return []string{w}
+		out = append(out, w)
 	}
-	return nil
+	return out
 }
 func (r *consumeResult) Close() { r.finish() }
 
@@ -883,6 +887,7 @@ func (r *consumeResult) matches(rec *kgo.Record) bool {
 		return true
 	}
 	fillRecord(&r.rec, rec, rec.Timestamp.UnixMilli())
+	r.dec.decode(&r.rec)
 	r.q.comp.SetRecord(&r.rec)
 	return r.q.where.True()
 }

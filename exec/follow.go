@@ -189,6 +189,7 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 			rec := f.recs[f.i]
 			f.i++
 			fillRecord(&f.rec, rec, rec.Timestamp.UnixMilli())
+			f.scan.dec.decode(&f.rec)
 			if q := f.scan.q; q != nil {
 				q.comp.SetRecord(&f.rec)
 				if q.where != nil && !q.where.True() {

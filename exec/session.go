@@ -12,6 +12,7 @@ import (
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 // Session runs statements against one cluster connection. It is safe for
@@ -26,6 +27,10 @@ type Session struct {
 	// ReadBudget bounds the bytes of fetched records a record read buffers
 	// ahead of its consumer; 0 means kafka.DefaultReadBudget.
 	ReadBudget int64
+
+	// Registry decodes and encodes keys and values in the Confluent wire
+	// format; nil means no schema registry (bytes show as they are).
+	Registry *schema.Registry
 
 	namesMu    sync.Mutex
 	topicNames []string

@@ -1,0 +1,115 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
+)
+
+// recordDecoder decodes one statement's keys and values through the schema
+// registry, before WHERE sees them, so paths work on decoded values exactly
+// as on JSON ones. Without a registry it only reads the schema ids of the
+// wire-format header (key_schema_id, value_schema_id).
+//
+// A record that does not decode is still shown, as its raw bytes, and the
+// statement gets one warning per schema id that failed (and one for a
+// registry that could not be reached), naming the first record it happened
+// at and how many records it hit.
+type recordDecoder struct {
+	dec        *schema.Decoder // nil: no registry configured
+	kbuf, vbuf []byte          // the decoded key and value, reused per record
+	fails      map[failKey]*decodeFailure
+	order      []failKey
+}
+
+type failKey struct {
+	id          int32
+	unreachable bool
+}
+
+type decodeFailure struct {
+	err       error
+	side      string // key or value, of the first record
+	partition int32
+	offset    int64
+	records   int64
+}
+
+func (s *Session) newRecordDecoder(ctx context.Context) *recordDecoder {
+	d := &recordDecoder{}
+	if s.Registry != nil {
+		d.dec = s.Registry.NewDecoder(ctx)
+	}
+	return d
+}
+
+// decode fills r's KeySchema and ValueSchema and, with a registry, replaces
+// a decodable Key or Value with its JSON text (valid until the next call).
+func (d *recordDecoder) decode(r *result.Record) {
+	r.KeySchema = d.side(r, &r.Key, &d.kbuf, "key")
+	r.ValueSchema = d.side(r, &r.Value, &d.vbuf, "value")
+}
+
+func (d *recordDecoder) side(r *result.Record, b *[]byte, buf *[]byte, side string) result.WireSchema {
+	if d.dec == nil {
+		id, ok := schema.HeaderID(*b)
+		return result.WireSchema{ID: id, HasID: ok}
+	}
+	out, id, ok, err := d.dec.Decode((*buf)[:0], *b)
+	if !ok {
+		return result.WireSchema{}
+	}
+	if err != nil {
+		d.fail(r, side, id, err)
+		return result.WireSchema{ID: id, HasID: true}
+	}
+	*buf = out
+	*b = out
+	return result.WireSchema{ID: id, HasID: true, Decoded: true}
+}
+
+func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error) {
+	var de *schema.DecodeError
+	k := failKey{id: id}
+	if errors.As(err, &de) && de.Unreachable {
+		k = failKey{unreachable: true}
+	}
+	if d.fails == nil {
+		d.fails = map[failKey]*decodeFailure{}
+	}
+	f := d.fails[k]
+	if f == nil {
+		f = &decodeFailure{err: err, side: side, partition: r.Partition, offset: r.Offset}
+		d.fails[k] = f
+		d.order = append(d.order, k)
+	}
+	f.records++
+}
+
+// warnings says what did not decode, one line per schema id (and one for an
+// unreachable registry), in the order they first happened.
+func (d *recordDecoder) warnings() []string {
+	if d == nil || len(d.order) == 0 {
+		return nil
+	}
+	keys := append([]failKey(nil), d.order...)
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i].unreachable && !keys[j].unreachable })
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		f := d.fails[k]
+		shown := fmt.Sprintf("%d %s shown with raw bytes", f.records, plural(int(f.records), "record", "records"))
+		if k.unreachable {
+			out = append(out, fmt.Sprintf("%v (first needed for the %s of partition %d offset %d); %s",
+				f.err, f.side, f.partition, f.offset, shown))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s of partition %d offset %d: %v; %s",
+			f.side, f.partition, f.offset, strings.TrimSpace(f.err.Error()), shown))
+	}
+	return out
+}
