@@ -501,6 +501,13 @@ func (r *consumeResult) Next() (result.Row, bool) {
 	if len(rec.Headers) > 0 {
 		row[5] = slices.Clone(rec.Headers)
 	}
+	// A decoded key or value is in the decoder's buffer, reused too.
+	if rec.KeySchema.Decoded && rec.Key != nil {
+		row[3] = result.JSON(slices.Clone(rec.Key))
+	}
+	if rec.ValueSchema.Decoded && rec.Value != nil {
+		row[4] = result.JSON(slices.Clone(rec.Value))
+	}
 	return row, true
 }
 

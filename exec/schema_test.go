@@ -1,0 +1,274 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
+)
+
+// countingRegistry puts a proxy in front of a registry that counts the
+// requests kql makes, so tests can assert "once per schema id".
+type countingRegistry struct {
+	url      string
+	requests atomic.Int64
+	paths    chan string
+}
+
+func newCountingRegistry(t *testing.T, target string) *countingRegistry {
+	t.Helper()
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	c := &countingRegistry{paths: make(chan string, 10000)}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.requests.Add(1)
+		select {
+		case c.paths <- r.Method + " " + r.URL.Path:
+		default:
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c.url = srv.URL + u.Path
+	return c
+}
+
+const paymentV1 = `{"type":"record","name":"Payment","namespace":"com.acme","fields":[
+ {"name":"id","type":"long"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+ {"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"status","type":{"type":"enum","name":"Status","symbols":["PAID","FAILED"]}}
+]}`
+
+// v2 adds a field with a default: a BACKWARD-compatible change.
+const paymentV2 = `{"type":"record","name":"Payment","namespace":"com.acme","fields":[
+ {"name":"id","type":"long"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+ {"name":"at","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"status","type":{"type":"enum","name":"Status","symbols":["PAID","FAILED"]}},
+ {"name":"note","type":["null","string"],"default":null}
+]}`
+
+const shipmentProto = `syntax = "proto3";
+package acme.ship;
+import "acme/address.proto";
+message Trace { string id = 1; }
+message Shipment {
+  int32 id = 1;
+  acme.Address to = 2;
+  message Parcel { string sku = 1; int32 grams = 2; }
+  repeated Parcel parcels = 3;
+}`
+
+const addressProto = `syntax = "proto3";
+package acme;
+message Address { string city = 1; string zip = 2; }`
+
+// schemaFixture registers the schemas of one test under unique subjects.
+type schemaFixture struct {
+	reg                    *schema.Registry
+	avroV1, avroV2, protoI int
+	avroSubject            string
+	protoSubject           string
+}
+
+func registerSchemas(t *testing.T, registryURL, topic string) schemaFixture {
+	t.Helper()
+	ctx := ctxT(t)
+	cl, err := sr.NewClient(sr.URLs(registryURL))
+	require.NoError(t, err)
+	f := schemaFixture{avroSubject: topic + "-value", protoSubject: topic + "-proto-value"}
+	ss, err := cl.CreateSchema(ctx, f.avroSubject, sr.Schema{Schema: paymentV1, Type: sr.TypeAvro})
+	require.NoError(t, err)
+	f.avroV1 = ss.ID
+	ss, err = cl.CreateSchema(ctx, f.avroSubject, sr.Schema{Schema: paymentV2, Type: sr.TypeAvro})
+	require.NoError(t, err)
+	f.avroV2 = ss.ID
+	require.NotEqual(t, f.avroV1, f.avroV2)
+	addrSubject := topic + "-address"
+	_, err = cl.CreateSchema(ctx, addrSubject, sr.Schema{Schema: addressProto, Type: sr.TypeProtobuf})
+	require.NoError(t, err)
+	ss, err = cl.CreateSchema(ctx, f.protoSubject, sr.Schema{Schema: shipmentProto, Type: sr.TypeProtobuf,
+		References: []sr.SchemaReference{{Name: "acme/address.proto", Subject: addrSubject, Version: 1}}})
+	require.NoError(t, err)
+	f.protoI = ss.ID
+	f.reg, err = schema.Open(schema.Config{URLs: []string{registryURL}})
+	require.NoError(t, err)
+	return f
+}
+
+func (f schemaFixture) encode(t *testing.T, ref schema.Ref, text string) []byte {
+	t.Helper()
+	enc, err := f.reg.Encode(ctxT(t), ref, []byte(text))
+	require.NoError(t, err, text)
+	return enc.Bytes
+}
+
+func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		counting := newCountingRegistry(t, upstream)
+		fx := registerSchemas(t, upstream, topic)
+
+		// 60 payments over 6 partitions led by all 3 brokers: even ones
+		// written with v1, odd ones with v2 (schema evolution in one topic).
+		type payment struct {
+			id     int
+			amount string
+			status string
+			p      int32
+		}
+		var want []payment
+		var recs []*kgo.Record
+		for i := 0; i < 60; i++ {
+			pay := payment{id: i, amount: fmt.Sprintf("%d.%02d", i*3, i%100), status: []string{"PAID", "FAILED"}[i%2], p: int32(i % 6)}
+			text := fmt.Sprintf(`{"id":%d,"amount":%s,"at":"2026-11-30T12:00:%02d.000Z","status":%q}`, pay.id, pay.amount, i%60, pay.status)
+			ref := schema.Ref{ID: fx.avroV1}
+			if i%2 == 1 {
+				ref = schema.Ref{Subject: fx.avroSubject} // latest: v2
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: pay.p, Key: []byte(fmt.Sprintf("k%02d", i)), Value: fx.encode(t, ref, text)})
+			want = append(want, pay)
+		}
+		// One record whose schema id the registry does not know, and one
+		// that is not in the wire format at all.
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte("unknown"), Value: []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2}})
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 1, Key: []byte("plain"), Value: []byte(`{"id": -1}`)})
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+
+		s, _ := session(t, b)
+		reg, err := schema.Open(schema.Config{URLs: []string{counting.url}})
+		require.NoError(t, err)
+		s.Registry = reg
+
+		t.Run("values decode to JSON in schema field order; both versions; raw bytes and a warning for the unknown id", func(t *testing.T) {
+			rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
+			require.Len(t, rows, 62)
+			byKey := map[string]result.Row{}
+			for _, r := range rows {
+				byKey[string(r[3].([]byte))] = r
+			}
+			for _, pay := range want {
+				r := byKey[fmt.Sprintf("k%02d", pay.id)]
+				require.NotNil(t, r)
+				v, ok := r[4].(result.JSON)
+				require.True(t, ok, "a decoded value is JSON, not bytes: %T %q", r[4], r[4])
+				wantText := fmt.Sprintf(`{"id":%d,"amount":%s,"at":"2026-11-30T12:00:%02d.000Z","status":%q`, pay.id, pay.amount, pay.id%60, pay.status)
+				if pay.id%2 == 1 {
+					wantText += `,"note":null`
+				}
+				require.Equal(t, wantText+"}", string(v))
+			}
+			require.Equal(t, []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2}, byKey["unknown"][4], "an unknown id shows its raw bytes")
+			require.Equal(t, []byte(`{"id": -1}`), byKey["plain"][4], "a value not in the wire format is as it was")
+			warnings := res.(result.Warner).Warnings()
+			require.Len(t, warnings, 1, "%q", warnings)
+			require.Contains(t, warnings[0], "schema id 2147483632")
+			require.Contains(t, warnings[0], "partition 0 offset")
+			require.Contains(t, warnings[0], "does not know this schema id")
+			require.Contains(t, warnings[0], "1 record shown with raw bytes")
+		})
+
+		t.Run("paths in WHERE and SELECT work on decoded values", func(t *testing.T) {
+			rows, _, _ := query(t, s, fmt.Sprintf("SELECT key, value.amount, value.status FROM %s WHERE value.status = 'FAILED' AND value.amount > 100 LIMIT ALL", lang.QuoteName(topic)))
+			var got []string
+			for _, r := range rows {
+				got = append(got, fmt.Sprintf("%s %s %s", r[0], r[1], r[2]))
+			}
+			var exp []string
+			for _, pay := range want {
+				var amt float64
+				fmt.Sscan(pay.amount, &amt)
+				if pay.status == "FAILED" && amt > 100 {
+					exp = append(exp, fmt.Sprintf("k%02d %v %s", pay.id, pay.amount, pay.status))
+				}
+			}
+			sort.Strings(got)
+			sort.Strings(exp)
+			require.NotEmpty(t, exp)
+			require.Equal(t, exp, got)
+		})
+
+		t.Run("each schema id is fetched once per session", func(t *testing.T) {
+			before := counting.requests.Load()
+			for i := 0; i < 3; i++ {
+				query(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
+			}
+			// The known ids are cached: only the unknown id is asked again,
+			// once per statement.
+			require.LessOrEqual(t, counting.requests.Load()-before, int64(3), "registry requests for 3 more reads")
+		})
+
+		t.Run("Protobuf with a reference, a nested message and a message index other than the first", func(t *testing.T) {
+			ptopic, pcl, _ := createSpreadTopic(t, b)
+			// Shipment is the second message: index [1].
+			v := fx.encode(t, schema.Ref{Subject: fx.protoSubject}, `{"id":7,"to":{"city":"Lyon","zip":"69001"},"parcels":[{"sku":"a","grams":250}]}`)
+			require.Equal(t, byte(2), v[5], "index path of one element: varint count 1 (zigzag 2)")
+			require.NoError(t, pcl.ProduceSync(ctxT(t), &kgo.Record{Topic: ptopic, Partition: 2, Value: v}).FirstErr())
+			rows, _, _ := query(t, s, fmt.Sprintf("SELECT value, value.to.city, offset FROM %s", lang.QuoteName(ptopic)))
+			require.Len(t, rows, 1)
+			require.Equal(t, `{"id":7,"to":{"city":"Lyon","zip":"69001"},"parcels":[{"sku":"a","grams":250}]}`, string(rows[0][0].(result.JSON)))
+			require.Equal(t, "Lyon", string(rows[0][1].([]byte)))
+			_ = fx.protoI
+		})
+
+		t.Run("a registry that cannot be reached: raw bytes and one warning, the statement finishes", func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			dead := "http://" + ln.Addr().String()
+			ln.Close()
+			s2, _ := session(t, b)
+			s2.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
+			require.NoError(t, err)
+			rows, _, res := query(t, s2, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
+			require.Len(t, rows, 62)
+			for _, r := range rows {
+				_, isJSON := r[4].(result.JSON)
+				require.False(t, isJSON)
+			}
+			warnings := res.(result.Warner).Warnings()
+			require.Len(t, warnings, 1, "%q", warnings)
+			require.Contains(t, warnings[0], "could not be reached")
+			require.Contains(t, warnings[0], "61 records shown with raw bytes")
+		})
+	})
+}
+
+// testRegistryURL is the schema registry a test uses on backend b.
+func testRegistryURL(t *testing.T, b kafkatest.Backend) string {
+	t.Helper()
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	return fake.URL()
+}
+
+// jsonOf is a JSON cell's parsed form, for comparisons that ignore order.
+func jsonOf(t *testing.T, v any) any {
+	t.Helper()
+	var out any
+	require.NoError(t, json.Unmarshal(v.(result.JSON), &out))
+	return out
+}
+
+var _ = strings.TrimSpace
+var _ = context.Background
