@@ -25,7 +25,8 @@ var statementHelp = []HelpEntry{
 		"  clause := FROM start | PARTITION n | PARTITION (n, ...) | PARTITION FOR KEY 'k' | WHERE expr\n" +
 		"          | GROUP BY expr, ... | ORDER BY expr [ASC|DESC], ... | LIMIT n | LIMIT ALL | SKIP n | FOLLOW\n" +
 		"  start := NEWEST | OLDEST | OFFSET n | TIMESTAMP time | duration AGO | TAIL (p:o, ...) | ANCHOR (p:o, ...)\n" +
-		"  expr: columns partition, offset, timestamp, key, value, headers; JSON paths value.a.b, value.items[0];\n" +
+		"  expr: columns partition, offset, timestamp, key, value, headers, key_schema_id, value_schema_id;\n" +
+		"        JSON paths value.a.b, value.items[0];\n" +
 		"        = != < <= > >= LIKE ILIKE ~ !~ IN BETWEEN IS NULL AND OR NOT + - * / %;\n" +
 		"        length lower upper coalesce header; count min max sum avg\n" +
 		"  clauses in any order, each at most once",

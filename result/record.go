@@ -18,6 +18,19 @@ type Record struct {
 	Key       []byte
 	Value     []byte
 	Headers   []Header
+
+	// KeySchema and ValueSchema are what the schema registry made of the
+	// key and the value: the schema id of a Confluent wire-format header,
+	// and whether Key or Value now holds the decoded value. They are the
+	// zero WireSchema when no registry is configured.
+	KeySchema, ValueSchema WireSchema
+}
+
+// WireSchema is what the schema registry made of a key or value.
+type WireSchema struct {
+	ID      int32 // the schema id of the wire-format header; meaningful when HasID
+	HasID   bool  // the bytes began with the magic byte and a schema id
+	Decoded bool  // the Key or Value field holds the decoded value as JSON text
 }
 
 // Time returns the record's timestamp as a UTC time.
@@ -49,7 +62,8 @@ func (r *Record) Row() Row {
 }
 
 // Clone returns a copy of r that owns its bytes, for keeping past the
-// stream's next call.
+// stream's next call. KeySchema and ValueSchema hold no references and are
+// copied with the struct.
 func (r *Record) Clone() *Record {
 	c := *r
 	c.Key = cloneBytes(r.Key)
