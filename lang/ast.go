@@ -156,13 +156,23 @@ type Header struct {
 	Value Literal
 }
 
-// Produce is PRODUCE [INTO] name {KEY v | VALUE v | PARTITION n | HEADER k v}.
+// Produce is PRODUCE [INTO] name {KEY v | VALUE v | KEY SCHEMA s |
+// VALUE SCHEMA s | PARTITION n | HEADER k v}.
+//
+// KeySchema and ValueSchema say that the key or value literal is JSON
+// text to be encoded with that registered schema into the Confluent wire
+// format (magic byte, schema id, encoded bytes). The parser guarantees a
+// KeySchema only with a Key that is not NULL, and a ValueSchema only with
+// a Value that is not NULL.
 type Produce struct {
 	Topic     string
 	Key       *Literal // nil: not written (a null key)
 	Value     *Literal // nil: not written (a null value); at least one of Key, Value is set
 	Partition *int32
 	Headers   []Header // nil when none
+
+	KeySchema   *SchemaRef // KEY SCHEMA ...; nil: not written (the key's bytes are sent as written)
+	ValueSchema *SchemaRef // VALUE SCHEMA ...; nil: not written (the value's bytes are sent as written)
 }
 
 // TopicConfig is one name = 'value' pair of CREATE TOPIC ... WITH (...).

@@ -137,7 +137,7 @@ func (ps *parseState) checkColumn(pos lexer.Position, c *Column, sc scope) *Erro
 	if !known {
 		e := ps.errAt(pos, "unknown column %s", c.Name)
 		if sc.record {
-			e.Hint = "a record's columns are partition, offset, timestamp, key, value and headers; JSON paths start at value or key, as in value.customer.id"
+			e.Hint = "a record's columns are partition, offset, timestamp, key, value, headers, key_schema_id and value_schema_id; JSON paths start at value or key, as in value.customer.id"
 		} else {
 			e.Hint = fmt.Sprintf("the columns of %s are %s", sc.stmt, strings.Join(sc.columns, ", "))
 		}

@@ -320,6 +320,8 @@ func nameLabel(prev string) string {
 		return "a group name"
 	case "HEADER":
 		return "a header key"
+	case "SUBJECT", "SCHEMA":
+		return "a subject name"
 	case "(", ",":
 		return "a config name"
 	}
@@ -416,6 +418,9 @@ func (ps *parseState) syntaxError(i int) *Error {
 	}
 	if e.Hint == "" {
 		e.Hint = ps.adminHint(i, word)
+	}
+	if e.Hint == "" {
+		e.Hint = ps.schemaHint(i)
 	}
 	if e.Hint == "" {
 		e.Hint = ps.hint(tok, word, exp)

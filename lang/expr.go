@@ -15,8 +15,8 @@ import "time"
 // error, (a = b) = c is not.
 type Expr interface{ expr() }
 
-// Column is a column reference. On records Name is one of partition,
-// offset, timestamp, key, value, headers (lower case); on SHOW and
+// Column is a column reference. On records Name is one of RecordColumns
+// (lower case); on SHOW and
 // DESCRIBE it is one of the statement's own columns (MetaColumns). Path is
 // only ever set on key and value: the steps of a JSON path, read from the
 // bytes with gjson (value.items[0].sku is Path {items} {[0]} {sku}).
@@ -244,8 +244,12 @@ type Queryable interface {
 // IsZero reports whether none of WHERE, ORDER BY and LIMIT was written.
 func (q *Query) IsZero() bool { return q.Where == nil && q.OrderBy == nil && q.Limit == nil }
 
-// RecordColumns are the columns an expression over records may name.
-var RecordColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers"}
+// RecordColumns are the columns an expression over records may name: the
+// six a CONSUME shows, then key_schema_id and value_schema_id, the schema
+// id in the Confluent wire-format header of the key or value bytes (NULL
+// when the bytes carry none). The last two are only ever named, never
+// shown by CONSUME or SELECT *.
+var RecordColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "key_schema_id", "value_schema_id"}
 
 // Walk calls fn for e and every expression below it, parents first; fn
 // returns false to skip a node's children.

@@ -63,7 +63,7 @@ func format(sb *strings.Builder, s Statement) {
 		format(sb, s.Stmt)
 	case nil:
 	default:
-		if !formatAdmin(sb, s) {
+		if !formatAdmin(sb, s) && !formatSchema(sb, s) {
 			fmt.Fprintf(sb, "/* not a KafkaQL statement: %T */", s)
 		}
 	}
@@ -202,6 +202,12 @@ func formatProduce(sb *strings.Builder, p *Produce) {
 	if p.Value != nil {
 		sb.WriteString(" VALUE ")
 		formatLiteral(sb, p.Value)
+	}
+	if p.KeySchema != nil {
+		sb.WriteString(" KEY " + schemaRefText(p.KeySchema))
+	}
+	if p.ValueSchema != nil {
+		sb.WriteString(" VALUE " + schemaRefText(p.ValueSchema))
 	}
 	if p.Partition != nil {
 		sb.WriteString(" PARTITION " + strconv.FormatInt(int64(*p.Partition), 10))

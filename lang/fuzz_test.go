@@ -23,6 +23,9 @@ func FuzzParse(f *testing.F) {
 	for _, tc := range queryCases {
 		f.Add(tc.src)
 	}
+	for _, tc := range schemaParseCases {
+		f.Add(tc.src)
+	}
 	for _, s := range []string{
 		"CONSUME t WHERE a - -1 * (b + 2) % 3 / 4 > -5.5 AND NOT x IS NULL OR y NOT IN (1, 'a', x'00') AND z NOT BETWEEN 1 AND 2",
 		"CONSUME t WHERE key ~ '\\d+' AND value !~ '(a|b)*' AND key LIKE '%\\%_' AND key ILIKE 'A'",

@@ -61,13 +61,14 @@ type gStmt struct {
 }
 
 type gShow struct {
-	Listing string          `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS')"`
+	Listing string          `parser:"'SHOW' ( @('TOPICS' | 'GROUPS' | 'CONSUMERS' | 'SUBJECTS')"`
 	Like    *gLike          `parser:"         @@?"`
 	Parts   bool            `parser:"       | @'PARTITIONS'"`
 	Of      *gName          `parser:"         ( 'OF' @@ )?"`
 	PLike   *gLike          `parser:"         @@?"`
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
-	Configs *gShowConfigs   `parser:"       | @@ )"`
+	Configs *gShowConfigs   `parser:"       | @@"`
+	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
 
@@ -97,9 +98,11 @@ type gLike struct {
 }
 
 type gDescribe struct {
-	Kind  string          `parser:"('DESCRIBE' | 'DESC') @('TOPIC' | 'GROUP')"`
-	Name  *gName          `parser:"@@"`
-	Query []*gQueryClause `parser:"@@*"`
+	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP')"`
+	Name    *gName          `parser:"  @@"`
+	Subject *gName          `parser:"| 'SUBJECT' @@"`
+	Version *gNum           `parser:"  ( 'VERSION' @@ )? )"`
+	Query   []*gQueryClause `parser:"@@*"`
 }
 
 type gName struct {
@@ -187,14 +190,19 @@ type gProduce struct {
 	Clauses []*gProduceClause `parser:"@@*"`
 }
 
+// gProduceClause: KEY and VALUE are followed either by the literal or by
+// SCHEMA (see grammar_schema.go), which no literal starts with.
 type gProduceClause struct {
-	Pos     lexer.Position
-	Key     *gLit  `parser:"  'KEY' @@"`
-	ValueKw string `parser:"| @('VALUE' | 'PAYLOAD')"`
-	Value   *gLit  `parser:"  @@"`
-	Part    *gNum  `parser:"| 'PARTITION' @@"`
-	HKey    *gName `parser:"| 'HEADER' @@"`
-	HValue  *gLit  `parser:"  @@"`
+	Pos       lexer.Position
+	KeyKw     bool     `parser:"  @'KEY'"`
+	KeySchema *gSchema `parser:"  ( @@"`
+	Key       *gLit    `parser:"  | @@ )"`
+	ValueKw   string   `parser:"| @('VALUE' | 'PAYLOAD')"`
+	ValSchema *gSchema `parser:"  ( @@"`
+	Value     *gLit    `parser:"  | @@ )"`
+	Part      *gNum    `parser:"| 'PARTITION' @@"`
+	HKey      *gName   `parser:"| 'HEADER' @@"`
+	HValue    *gLit    `parser:"  @@"`
 }
 
 type gLit struct {

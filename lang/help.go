@@ -25,13 +25,18 @@ var statementHelp = []HelpEntry{
 		"  clause := FROM start | PARTITION n | PARTITION (n, ...) | PARTITION FOR KEY 'k' | WHERE expr\n" +
 		"          | GROUP BY expr, ... | ORDER BY expr [ASC|DESC], ... | LIMIT n | LIMIT ALL | SKIP n | FOLLOW\n" +
 		"  start := NEWEST | OLDEST | OFFSET n | TIMESTAMP time | duration AGO | TAIL (p:o, ...) | ANCHOR (p:o, ...)\n" +
-		"  expr: columns partition, offset, timestamp, key, value, headers; JSON paths value.a.b, value.items[0];\n" +
+		"  expr: columns partition, offset, timestamp, key, value, headers, key_schema_id, value_schema_id;\n" +
+		"        JSON paths value.a.b, value.items[0];\n" +
 		"        = != < <= > >= LIKE ILIKE ~ !~ IN BETWEEN IS NULL AND OR NOT + - * / %;\n" +
 		"        length lower upper coalesce header; count min max sum avg\n" +
 		"  clauses in any order, each at most once",
 		"SELECT key, value.total FROM orders FROM 15m AGO WHERE value.total > 100 LIMIT 20"},
-	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [PARTITION n] [HEADER k v ...]\n" +
-		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat",
+	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [KEY SCHEMA s] [VALUE SCHEMA s] [PARTITION n] [HEADER k v ...]\n" +
+		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat\n" +
+		"  s := 'subject' [VERSION n | ID n] | ID n: the KEY or VALUE is JSON text, encoded in the Confluent\n" +
+		"       wire format with that registered schema (without VERSION or ID, the subject's latest);\n" +
+		"       needs a schema registry. For example:\n" +
+		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
@@ -56,6 +61,15 @@ var statementHelp = []HelpEntry{
 		"  DELETE RECORDS FROM name BEFORE OFFSET n [PARTITION n | PARTITION (n, ...)] [EXECUTE]\n" +
 		"  without EXECUTE a dry run: shows what would be deleted and changes nothing",
 		"DELETE RECORDS FROM orders BEFORE (0:100, 3:250)"},
+	{"SHOW SUBJECTS", "SHOW SUBJECTS [LIKE 'glob']" + metaSuffix +
+		"\n  the schema registry's subjects; columns: subject, type, latest_version, latest_id, compatibility",
+		"SHOW SUBJECTS LIKE 'payments*' WHERE type = 'AVRO'"},
+	{"DESCRIBE SUBJECT", "DESCRIBE SUBJECT name [VERSION n]" + metaSuffix + "  (alias DESC)" +
+		"\n  every version of a subject, or version n; columns: version, id, type, schema, references",
+		"DESCRIBE SUBJECT 'payments-value' VERSION 2"},
+	{"SHOW SCHEMAS", "SHOW SCHEMAS FOR TOPIC name" + metaSuffix +
+		"\n  the subjects name-key and name-value (TopicNameStrategy); columns: side, subject, latest_version, latest_id, type",
+		"SHOW SCHEMAS FOR TOPIC payments"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
 

@@ -12,13 +12,14 @@ var keywordOrder = []string{
 	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
-	"INTO", "KEY", "VALUE", "PAYLOAD",
+	"INTO", "KEY", "VALUE", "PAYLOAD", "SCHEMA", "VERSION", "ID",
 	"PARTITION", "PARTITIONS", "FOR", "WHERE", "ORDER", "BY", "LIMIT", "ALL", "SKIP", "FOLLOW", "HEADER", "NULL",
 	"REPLICATION", "WITH", "IF", "EXISTS",
 	"OF", "ASC", "AS",
 	"AND", "OR", "NOT", "IS", "IN", "ILIKE", "BETWEEN", "DISTINCT", "TRUE", "FALSE",
 	"CONFIGS", "BROKER", "SET", "UNSET",
 	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
+	"SUBJECTS", "SCHEMAS", "SUBJECT",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -13,6 +13,10 @@ var metaColumns = map[string][]string{
 	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages"},
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
+
+	"SHOW SUBJECTS":    {"subject", "type", "latest_version", "latest_id", "compatibility"},
+	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
+	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -39,6 +43,12 @@ func metaName(s Statement) string {
 		return "DESCRIBE TOPIC"
 	case *DescribeGroup:
 		return "DESCRIBE GROUP"
+	case *ShowSubjects:
+		return "SHOW SUBJECTS"
+	case *DescribeSubject:
+		return "DESCRIBE SUBJECT"
+	case *ShowSchemas:
+		return "SHOW SCHEMAS"
 	}
 	return ""
 }

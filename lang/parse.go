@@ -157,6 +157,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 	switch {
 	case g.Show != nil:
 		return ps.show(g.Show)
+	case g.Describe != nil && g.Describe.Subject != nil:
+		return ps.describeSubject(g.Describe)
 	case g.Describe != nil:
 		name, e := ps.name(g.Describe.Name, strings.ToLower(g.Describe.Kind))
 		if e != nil {
@@ -203,6 +205,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 		}
 		return st, nil
 	}
+	if g.Schemas != nil {
+		return ps.showSchemas(g)
+	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {
 		if l != nil {
@@ -220,6 +225,8 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 		st = &ShowTopics{Like: like}
 	case "GROUPS", "CONSUMERS":
 		st = &ShowGroups{Like: like}
+	case "SUBJECTS":
+		st = &ShowSubjects{Like: like}
 	case "BROKERS":
 		st = &ShowBrokers{}
 	case "CLUSTER":
@@ -558,6 +565,20 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 	seen := clauses{}
 	for _, cl := range g.Clauses {
 		switch {
+		case cl.KeySchema != nil:
+			if e := ps.once(seen, "KEY SCHEMA", "KEY SCHEMA", cl.Pos); e != nil {
+				return nil, e
+			}
+			if p.KeySchema, e = ps.schemaRef(cl.KeySchema); e != nil {
+				return nil, e
+			}
+		case cl.ValSchema != nil:
+			if e := ps.once(seen, "VALUE SCHEMA", cl.ValueKw+" SCHEMA", cl.Pos); e != nil {
+				return nil, e
+			}
+			if p.ValueSchema, e = ps.schemaRef(cl.ValSchema); e != nil {
+				return nil, e
+			}
 		case cl.Key != nil:
 			if e := ps.once(seen, "KEY", "KEY", cl.Pos); e != nil {
 				return nil, e
@@ -595,6 +616,9 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			}
 			p.Headers = append(p.Headers, Header{Key: k, Value: *v})
 		}
+	}
+	if e := ps.checkProduceSchemas(p, seen); e != nil {
+		return nil, e
 	}
 	if p.Key == nil && p.Value == nil {
 		e := ps.errAtToken(len(ps.toks)-1, "PRODUCE needs a KEY or a VALUE")

@@ -75,6 +75,12 @@ var queryCases = []struct {
 			bin(OpEq, &Call{Name: "coalesce", Args: []Expr{col("key"), col("value"), bytesLit("x")}}, &Call{Name: "header", Args: []Expr{bytesLit("trace-id")}})),
 			&IsNull{X: &Call{Name: "header", Args: []Expr{bytesLit("a b")}}})}},
 	{"CONSUME t WHERE VALUE.Customer = 1", &Consume{Topic: "t", Where: bin(OpEq, col("value", key("Customer")), &IntLit{V: 1})}},
+	{"SELECT value_schema_id, value FROM t WHERE value_schema_id = 3", &Consume{Topic: "t",
+		Projection: []SelectItem{{X: col("value_schema_id")}, {X: col("value")}}, Where: bin(OpEq, col("value_schema_id"), &IntLit{V: 3})}},
+	{"SELECT KEY_SCHEMA_ID AS k, count(*) FROM t GROUP BY key_schema_id", &Consume{Topic: "t",
+		Projection: []SelectItem{{X: col("key_schema_id"), As: "k"}, {X: &Call{Name: "count", Star: true}}}, GroupBy: []Expr{col("key_schema_id")}}},
+	{"CONSUME t WHERE key_schema_id IS NULL AND value_schema_id IN (1, 2)", &Consume{Topic: "t", Where: bin(OpAnd,
+		&IsNull{X: col("key_schema_id")}, &In{X: col("value_schema_id"), List: []Expr{&IntLit{V: 1}, &IntLit{V: 2}}})}},
 
 	// Record clauses.
 	{"CONSUME t PARTITION FOR KEY 'c-1'", &Consume{Topic: "t", PartitionForKey: []byte("c-1")}},

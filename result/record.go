@@ -19,6 +19,10 @@ type Record struct {
 	Value     []byte
 	Headers   []Header
 
+	// KeySchema and ValueSchema are what the schema registry made of the
+	// key and the value: the schema id of a Confluent wire-format header,
+	// and whether Key or Value now holds the decoded value. The header's
+	// id is read even when no registry is configured.
 	KeySchema, ValueSchema WireSchema
 }
 
@@ -64,7 +68,8 @@ func (r *Record) Row() Row {
 }
 
 // Clone returns a copy of r that owns its bytes, for keeping past the
-// stream's next call.
+// stream's next call. KeySchema and ValueSchema hold no references and are
+// copied with the struct.
 func (r *Record) Clone() *Record {
 	c := *r
 	c.Key = cloneBytes(r.Key)

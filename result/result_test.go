@@ -32,3 +32,19 @@ func TestSliceReportsItsFailureOnlyAfterTheLastRow(t *testing.T) {
 		t.Fatalf("message does not say what is missing and from where: %q", msg)
 	}
 }
+
+func TestRecordCloneOwnsItsBytesAndKeepsTheSchemas(t *testing.T) {
+	r := &Record{Partition: 1, Offset: 2, Key: []byte("k"), Value: []byte("{}"),
+		Headers:     []Header{{Key: "h", Value: []byte("v")}},
+		KeySchema:   WireSchema{ID: 7, HasID: true},
+		ValueSchema: WireSchema{ID: 42, HasID: true, Decoded: true}}
+	c := r.Clone()
+	r.Key[0], r.Value[0], r.Headers[0].Value[0] = 'x', 'x', 'x'
+	r.KeySchema, r.ValueSchema = WireSchema{}, WireSchema{}
+	if string(c.Key) != "k" || string(c.Value) != "{}" || string(c.Headers[0].Value) != "v" {
+		t.Fatalf("the clone shares bytes with the record: %q %q %q", c.Key, c.Value, c.Headers[0].Value)
+	}
+	if c.KeySchema != (WireSchema{ID: 7, HasID: true}) || c.ValueSchema != (WireSchema{ID: 42, HasID: true, Decoded: true}) {
+		t.Fatalf("the clone lost the schemas: %+v %+v", c.KeySchema, c.ValueSchema)
+	}
+}

@@ -47,7 +47,8 @@ type env struct {
 }
 
 // NewRecordCompiler returns a compiler for expressions over records: the
-// columns partition, offset, timestamp, key, value, headers and JSON paths
+// columns partition, offset, timestamp, key, value, headers, key_schema_id,
+// value_schema_id and JSON paths
 // into key and value.
 func NewRecordCompiler(opts Options) *Compiler {
 	return newCompiler(opts, nil)
@@ -307,7 +308,7 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 			return result.Bytes
 		}
 		switch e.Name {
-		case "partition", "offset":
+		case "partition", "offset", "key_schema_id", "value_schema_id":
 			return result.Int
 		case "timestamp":
 			return result.Time
@@ -394,6 +395,10 @@ func (c *Compiler) column(e *lang.Column) (node, error) {
 		which = fValue
 	case "headers":
 		which = fHeaders
+	case "key_schema_id":
+		which = fKeySchemaID
+	case "value_schema_id":
+		which = fValueSchemaID
 	default:
 		return nil, fmt.Errorf("unknown column %s (a record's columns are %s)", e.Name, strings.Join(lang.RecordColumns, ", "))
 	}

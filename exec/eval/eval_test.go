@@ -418,3 +418,66 @@ func TestProjectionAndOrder(t *testing.T) {
 		t.Error("DESC: offset 1042 should sort before 7")
 	}
 }
+
+// TestSchemaIDs: key_schema_id and value_schema_id are the ids of the
+// wire-format headers the schema registry found, NULL where the bytes
+// carried none; they are integers in WHERE, SELECT lists and GROUP BY.
+func TestSchemaIDs(t *testing.T) {
+	withIDs := *rec
+	withIDs.KeySchema = result.WireSchema{ID: 7, HasID: true}
+	withIDs.ValueSchema = result.WireSchema{ID: 3, HasID: true, Decoded: true}
+	cases := []struct {
+		r          *result.Record
+		expr, want string
+	}{
+		{rec, "key_schema_id IS NULL", "TRUE"}, {rec, "value_schema_id IS NULL", "TRUE"},
+		{rec, "value_schema_id = 3", "NULL"},
+		{&withIDs, "key_schema_id = 7", "TRUE"}, {&withIDs, "value_schema_id = 3", "TRUE"},
+		{&withIDs, "value_schema_id IN (1, 2)", "FALSE"}, {&withIDs, "key_schema_id + value_schema_id = 10", "TRUE"},
+		{&withIDs, "value_schema_id IS NOT NULL AND value.total > 100", "TRUE"},
+	}
+	for _, tc := range cases {
+		got, _ := evalOn(t, tc.expr, tc.r)
+		if show(got) != tc.want {
+			t.Errorf("%s = %s, want %s (schemas %+v %+v)", tc.expr, show(got), tc.want, tc.r.KeySchema, tc.r.ValueSchema)
+		}
+	}
+	// A zero id is an id: HasID, not ID, says whether there is one.
+	zero := *rec
+	zero.ValueSchema = result.WireSchema{HasID: true}
+	if got, _ := evalOn(t, "value_schema_id = 0", &zero); show(got) != "TRUE" {
+		t.Errorf("value_schema_id = 0 on id 0: %s", show(got))
+	}
+
+	st := selectStmt(t, "SELECT value_schema_id, key_schema_id AS k, value FROM t WHERE value_schema_id = 3")
+	c := NewRecordCompiler(Options{})
+	p, err := NewProjection(c, st.Projection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := c.Compile(st.Where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, col := range p.Columns() {
+		cols = append(cols, fmt.Sprintf("%s:%v", col.Name, col.Type == result.Int))
+	}
+	if got := strings.Join(cols, " "); got != "value_schema_id:true k:true value:false" {
+		t.Errorf("columns %s", got)
+	}
+	if w.MatchRecord(rec) {
+		t.Error("WHERE value_schema_id = 3 kept a record without a schema id")
+	}
+	if !w.MatchRecord(&withIDs) {
+		t.Fatal("WHERE value_schema_id = 3 dropped a record with schema id 3")
+	}
+	row := p.Row()
+	if row[0] != int64(3) || row[1] != int64(7) {
+		t.Errorf("row %#v", row)
+	}
+	c.SetRecord(rec)
+	if row := p.Row(); row[0] != nil || row[1] != nil {
+		t.Errorf("no schema ids: row %#v, want NULLs", row)
+	}
+}

@@ -28,9 +28,11 @@ const (
 	fKey
 	fValue
 	fHeaders
+	fKeySchemaID
+	fValueSchemaID
 )
 
-// recordNode reads one of a record's six columns.
+// recordNode reads one of a record's columns.
 type recordNode struct{ f recordField }
 
 func (n *recordNode) eval(e *env) Value {
@@ -52,8 +54,21 @@ func (n *recordNode) eval(e *env) Value {
 			return null
 		}
 		return Value{K: Bytes, B: r.Value, J: r.ValueSchema.Decoded}
+	case fKeySchemaID:
+		return schemaID(r.KeySchema)
+	case fValueSchemaID:
+		return schemaID(r.ValueSchema)
 	}
 	return Value{K: Headers, H: r.Headers}
+}
+
+// schemaID is key_schema_id or value_schema_id: the id of the wire-format
+// header, NULL when the bytes carried none.
+func schemaID(s result.WireSchema) Value {
+	if !s.HasID {
+		return null
+	}
+	return Value{K: Int, I: int64(s.ID)}
 }
 
 // pathNode reads a JSON path from the record's key or value with gjson,
