@@ -172,6 +172,12 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.leaders("Fetch", m, parts) // the key scan, backwards from the end
 		}
 		p.leaders("Fetch", m, parts)
+		if s.Registry != nil {
+			// Alongside the Fetches, not a step of its own: a schema id is
+			// fetched when a record first carries it.
+			p.rows = append(p.rows, result.Row{p.step, "Registry GET /schemas/ids/{id}", nil, s.Registry.URLs(),
+				"each schema id a record carries, once per session (cached)"})
+		}
 		explainQuery(p, x, t, pd)
 	case *lang.Produce:
 		t, err := topic(x.Topic)
@@ -179,6 +185,8 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			return nil, err
 		}
 		p.any("Metadata", x.Topic)
+		p.registryLookup("key", x.KeySchema, s.Registry)
+		p.registryLookup("value", x.ValueSchema, s.Registry)
 		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
 		if x.Partition == nil && (x.Key == nil || x.Key.Null) && len(t.Partitions) > 0 {
 			// Round robin: name the partition the next PRODUCE will take,
@@ -186,11 +194,23 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.leaders("Produce", m, []kafka.TopicPartition{{Topic: x.Topic, Partition: nextRoundRobin(t)}})
 			break
 		}
-		part, err := choosePartition(t, x)
+		// The partition of a key is the murmur2 of the bytes written: with
+		// a KEY SCHEMA, the encoded key (the registry is read, nothing is
+		// written).
+		key, _, err := s.encodeLiteral(ctx, "key", x.Key, x.KeySchema)
+		if err != nil {
+			return nil, err
+		}
+		part, err := choosePartition(t, x, key)
 		if err != nil {
 			return nil, err
 		}
 		p.leaders("Produce", m, []kafka.TopicPartition{{Topic: x.Topic, Partition: part}})
+	case *lang.ShowSubjects, *lang.DescribeSubject, *lang.ShowSchemas:
+		if s.Registry == nil {
+			return nil, errNoRegistry("EXPLAIN of a registry statement")
+		}
+		p.registry(s.Registry, registryRequests(x)...)
 	case *lang.CreateTopic, *lang.DropTopic:
 		name, api := "", "CreateTopics"
 		if c, ok := x.(*lang.CreateTopic); ok {

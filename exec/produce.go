@@ -10,16 +10,31 @@ import (
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 var produceCols = []result.Column{col("topic", result.String), col("partition", result.Int), col("offset", result.Int), col("timestamp", result.Time)}
+
+var produceSchemaCols = append(append([]result.Column(nil), produceCols...), col("key_schema_id", result.Int), col("value_schema_id", result.Int))
+
+// encodedID is the schema id a key or value was written with; NULL when it
+// was written without one.
+func encodedID(e *schema.Encoded) any {
+	if e == nil {
+		return nil
+	}
+	return int64(e.ID)
+}
 
 // roundRobin spreads records with a null key and no PARTITION.
 var roundRobin atomic.Uint32
 
 // choosePartition picks the partition of a PRODUCE: the explicit one (which
 // must exist), else Kafka's murmur2 partition of the key, else round robin.
-func choosePartition(t *kafka.Topic, st *lang.Produce) (int32, error) {
+// key is the key as written to Kafka (encoded, with a KEY SCHEMA): the
+// partition is the murmur2 of those bytes, as the Java producer computes it
+// after the Confluent serializer ran.
+func choosePartition(t *kafka.Topic, st *lang.Produce, key []byte) (int32, error) {
 	n := len(t.Partitions)
 	if n == 0 {
 		return 0, fmt.Errorf("topic %q has no partitions", t.Name)
@@ -32,8 +47,8 @@ func choosePartition(t *kafka.Topic, st *lang.Produce) (int32, error) {
 		}
 		return 0, fmt.Errorf("topic %q has no partition %d; its partitions are %s", t.Name, *st.Partition, partitionRange(t))
 	}
-	if st.Key != nil && !st.Key.Null {
-		return kafka.PartitionForKey(t.Name, st.Key.Bytes, n), nil
+	if key != nil {
+		return kafka.PartitionForKey(t.Name, key, n), nil
 	}
 	return t.Partitions[int(roundRobin.Add(1))%n].ID, nil
 }
@@ -59,11 +74,21 @@ func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result,
 	if err != nil {
 		return nil, err
 	}
-	p, err := choosePartition(m.Topics[st.Topic], st)
+	// Encoded before anything is written: a value that does not fit its
+	// schema writes nothing.
+	key, kenc, err := s.encodeLiteral(ctx, "key", st.Key, st.KeySchema)
 	if err != nil {
 		return nil, err
 	}
-	rec := &kgo.Record{Topic: st.Topic, Partition: p, Key: literalBytes(st.Key), Value: literalBytes(st.Value)}
+	value, venc, err := s.encodeLiteral(ctx, "value", st.Value, st.ValueSchema)
+	if err != nil {
+		return nil, err
+	}
+	p, err := choosePartition(m.Topics[st.Topic], st, key)
+	if err != nil {
+		return nil, err
+	}
+	rec := &kgo.Record{Topic: st.Topic, Partition: p, Key: key, Value: value}
 	for _, h := range st.Headers {
 		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.Key, Value: literalBytes(&h.Value)})
 	}
@@ -71,5 +96,10 @@ func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result,
 	if err != nil {
 		return nil, err
 	}
-	return result.NewSlice(produceCols, []result.Row{{out.Topic, int64(out.Partition), out.Offset, out.Timestamp}}), nil
+	row := result.Row{out.Topic, int64(out.Partition), out.Offset, out.Timestamp}
+	if st.KeySchema == nil && st.ValueSchema == nil {
+		return result.NewSlice(produceCols, []result.Row{row}), nil
+	}
+	// With a SCHEMA clause, also which schema ids wrote the record.
+	return result.NewSlice(produceSchemaCols, []result.Row{append(row, encodedID(kenc), encodedID(venc))}), nil
 }

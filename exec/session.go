@@ -81,6 +81,12 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.consume(ctx, st)
 	case *lang.Produce:
 		return s.produce(ctx, st)
+	case *lang.ShowSubjects:
+		return s.showSubjects(ctx, st)
+	case *lang.DescribeSubject:
+		return s.describeSubject(ctx, st)
+	case *lang.ShowSchemas:
+		return s.showSchemas(ctx, st)
 	case *lang.CreateTopic:
 		return s.createTopic(ctx, st)
 	case *lang.DropTopic:

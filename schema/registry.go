@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
@@ -42,8 +43,9 @@ type Config struct {
 // Registry is a schema registry client with a per-session cache of
 // compiled schemas by id. It is safe for concurrent use.
 type Registry struct {
-	cl   *sr.Client
-	urls string
+	cl    *sr.Client
+	urls  string
+	trace atomic.Pointer[func(TraceEvent)]
 
 	mu   sync.Mutex
 	byID map[int]*codecEntry
@@ -78,9 +80,10 @@ func Open(cfg Config) (*Registry, error) {
 	if cfg.TLS != nil {
 		tr.TLSClientConfig = cfg.TLS.Clone()
 	}
+	r := &Registry{urls: strings.Join(cfg.URLs, ","), byID: map[int]*codecEntry{}}
 	opts := []sr.ClientOpt{
 		sr.URLs(cfg.URLs...),
-		sr.HTTPClient(&http.Client{Timeout: timeout, Transport: tr}),
+		sr.HTTPClient(&http.Client{Timeout: timeout, Transport: &tracingTransport{next: tr, r: r}}),
 		sr.UserAgent("kql"),
 	}
 	if cfg.User != "" {
@@ -93,7 +96,45 @@ func Open(cfg Config) (*Registry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema registry: %w", err)
 	}
-	return &Registry{cl: cl, urls: strings.Join(cfg.URLs, ","), byID: map[int]*codecEntry{}}, nil
+	r.cl = cl
+	return r, nil
+}
+
+// TraceEvent is one HTTP request to the registry, for \trace.
+type TraceEvent struct {
+	Method, Path string // GET, /schemas/ids/3
+	Host         string // host:port it went to
+	Status       int    // 0 when no answer
+	Duration     time.Duration
+	Err          error
+}
+
+// SetTrace calls fn after every registry request (nil: stop).
+func (r *Registry) SetTrace(fn func(TraceEvent)) {
+	if fn == nil {
+		r.trace.Store(nil)
+		return
+	}
+	r.trace.Store(&fn)
+}
+
+// tracingTransport reports each request to the registry's trace hook.
+type tracingTransport struct {
+	next http.RoundTripper
+	r    *Registry
+}
+
+func (t *tracingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	if fn := t.r.trace.Load(); fn != nil {
+		ev := TraceEvent{Method: req.Method, Path: req.URL.Path, Host: req.URL.Host, Duration: time.Since(start), Err: err}
+		if resp != nil {
+			ev.Status = resp.StatusCode
+		}
+		(*fn)(ev)
+	}
+	return resp, err
 }
 
 // URLs names the registry for messages.

@@ -82,7 +82,7 @@ func (r *Registry) subjectError(ref Ref, err error) error {
 	if errors.As(err, &re) {
 		switch re.ErrorCode {
 		case sr.ErrSubjectNotFound.Code:
-			return fmt.Errorf("subject %q is not in the registry %s: SHOW SUBJECTS lists them", ref.Subject, r.urls)
+			return &SubjectNotFoundError{Subject: ref.Subject, URLs: r.urls}
 		case sr.ErrVersionNotFound.Code:
 			return fmt.Errorf("subject %q has no version %d: DESCRIBE SUBJECT '%s' lists its versions", ref.Subject, ref.Version, ref.Subject)
 		}
@@ -91,6 +91,15 @@ func (r *Registry) subjectError(ref Ref, err error) error {
 		}
 	}
 	return r.wrap(ref.String(), err)
+}
+
+// SubjectNotFoundError is a subject the registry does not have.
+type SubjectNotFoundError struct {
+	Subject, URLs string
+}
+
+func (e *SubjectNotFoundError) Error() string {
+	return fmt.Sprintf("subject %q is not in the registry %s: SHOW SUBJECTS lists them", e.Subject, e.URLs)
 }
 
 // Subject is one row of SHOW SUBJECTS.
@@ -180,10 +189,11 @@ type Version struct {
 	References []sr.SchemaReference
 }
 
-// Describe returns a subject's versions (all, or the one asked for).
+// Describe returns a subject's versions: all (version 0), the latest (-1),
+// or the one asked for.
 func (r *Registry) Describe(ctx context.Context, subject string, version int) ([]Version, error) {
 	var versions []int
-	if version > 0 {
+	if version != 0 {
 		versions = []int{version}
 	} else {
 		vs, err := r.cl.SubjectVersions(ctx, subject)
