@@ -420,10 +420,10 @@ func (ps *parseState) syntaxError(i int) *Error {
 		e.Hint = ps.adminHint(i, word)
 	}
 	if e.Hint == "" {
-		e.Hint = ps.schemaHint(i)
+		e.Hint = ps.hint(tok, word, exp)
 	}
 	if e.Hint == "" {
-		e.Hint = ps.hint(tok, word, exp)
+		e.Hint = ps.schemaHint(i, exp)
 	}
 	if e.Hint == "" && tok.kind == tkPunct && cmpOps[tok.text] != 0 && exp.puncts["+"] {
 		e.Hint = "comparisons do not chain: write a = b AND b = c, or (a = b) = TRUE"

@@ -136,8 +136,9 @@ func (ps *parseState) checkProduceSchemas(p *Produce, seen clauses) *Error {
 // schemaHint explains the slips around the schema statements that the
 // grammar alone reports badly: a missing FOR TOPIC after SHOW SCHEMAS,
 // VERSION read as a subject's name because the subject was left out,
-// VERSION without its number, and a subject written after ID n.
-func (ps *parseState) schemaHint(i int) string {
+// VERSION without its number, and a subject written after ID n. It comes
+// after the general hints, so a typo still gets "did you mean".
+func (ps *parseState) schemaHint(i int, exp expectation) string {
 	word := func(k int) string {
 		if k < 0 || k >= len(ps.toks) || ps.toks[k].kind != tkWord {
 			return ""
@@ -167,7 +168,7 @@ func (ps *parseState) schemaHint(i int) string {
 			return "VERSION was read as the subject's name: name the subject first, as in DESCRIBE SUBJECT 'orders-value' VERSION " + tok.text
 		}
 		return "VERSION was read as the subject's name: name the subject first, as in VALUE SCHEMA 'orders-value' VERSION " + tok.text
-	case i >= 1 && word(i-1) == "VERSION" && tok.kind != tkNumber && !inQuery:
+	case i >= 1 && word(i-1) == "VERSION" && exp.classes[tkNumber] && !inQuery: // the keyword VERSION, not a name
 		return "VERSION takes a version number of the subject, as in VERSION 2; without VERSION the latest version is used"
 	case i >= 4 && (tok.kind == tkString || tok.kind == tkWord) && ps.toks[i-1].kind == tkNumber && word(i-2) == "ID" &&
 		word(i-3) == "SCHEMA" && (word(i-4) == "KEY" || word(i-4) == "VALUE" || word(i-4) == "PAYLOAD"):
