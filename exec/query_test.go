@@ -12,10 +12,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 // parse parses KafkaQL in a test.
@@ -44,6 +47,17 @@ func TestMetaColumnsMatchResults(t *testing.T) {
 	require.NoError(t, err)
 	for _, src := range []string{"SHOW TOPICS", "SHOW BROKERS", "SHOW CLUSTER", "SHOW GROUPS", "SHOW PARTITIONS",
 		"DESCRIBE TOPIC t", "DESCRIBE GROUP " + g, "SHOW CONFIGS FOR TOPIC t ALL"} {
+		st := parse(t, src)
+		_, res := mustRun(t, f.sess, st)
+		require.Equal(t, lang.MetaColumns(st), colNames(res), src)
+	}
+	fake := srfake.New()
+	defer fake.Close()
+	_, _, err = fake.RegisterSchema("t-value", sr.Schema{Schema: `"string"`})
+	require.NoError(t, err)
+	f.sess.Registry, err = schema.Open(schema.Config{URLs: []string{fake.URL()}})
+	require.NoError(t, err)
+	for _, src := range []string{"SHOW SUBJECTS", "DESCRIBE SUBJECT 't-value'", "SHOW SCHEMAS FOR TOPIC t"} {
 		st := parse(t, src)
 		_, res := mustRun(t, f.sess, st)
 		require.Equal(t, lang.MetaColumns(st), colNames(res), src)

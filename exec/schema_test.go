@@ -225,11 +225,11 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 			v := fx.encode(t, schema.Ref{Subject: fx.protoSubject}, `{"id":7,"to":{"city":"Lyon","zip":"69001"},"parcels":[{"sku":"a","grams":250}]}`)
 			require.Equal(t, byte(2), v[5], "index path of one element: varint count 1 (zigzag 2)")
 			require.NoError(t, pcl.ProduceSync(ctxT(t), &kgo.Record{Topic: ptopic, Partition: 2, Value: v}).FirstErr())
-			rows, _, _ := query(t, s, fmt.Sprintf("SELECT value, value.to.city, offset FROM %s", lang.QuoteName(ptopic)))
+			rows, _, _ := query(t, s, fmt.Sprintf("SELECT value, value.to.city, value_schema_id FROM %s", lang.QuoteName(ptopic)))
 			require.Len(t, rows, 1)
 			require.Equal(t, `{"id":7,"to":{"city":"Lyon","zip":"69001"},"parcels":[{"sku":"a","grams":250}]}`, string(rows[0][0].(result.JSON)))
 			require.Equal(t, "Lyon", string(rows[0][1].([]byte)))
-			_ = fx.protoI
+			require.EqualValues(t, fx.protoI, rows[0][2])
 		})
 
 		t.Run("a registry that cannot be reached: raw bytes and one warning, the statement finishes", func(t *testing.T) {
@@ -252,6 +252,87 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 			require.Contains(t, warnings[0], "61 records shown with raw bytes")
 		})
 	})
+}
+
+func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, _, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		fx := registerSchemas(t, upstream, topic)
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		q := lang.QuoteName(topic)
+
+		t.Run("PRODUCE with a VALUE SCHEMA (latest or VERSION n), then CONSUME decodes it", func(t *testing.T) {
+			rows, cols, _ := query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 'k-1' VALUE '{"id": 1, "amount": 9.5, "at": "2026-11-30T08:00:00Z", "status": "PAID"}' VALUE SCHEMA '%s'`, q, fx.avroSubject))
+			require.Equal(t, []string{"topic", "partition", "offset", "timestamp", "key_schema_id", "value_schema_id"}, colNamesOf(cols))
+			require.Nil(t, rows[0][4])
+			require.EqualValues(t, fx.avroV2, rows[0][5], "the subject's latest version")
+			got, _, _ := query(t, s, fmt.Sprintf("SELECT value, value_schema_id, key_schema_id FROM %s WHERE key = 'k-1'", q))
+			require.Len(t, got, 1)
+			require.Equal(t, `{"id":1,"amount":9.50,"at":"2026-11-30T08:00:00.000Z","status":"PAID","note":null}`, string(got[0][0].(result.JSON)))
+			require.EqualValues(t, fx.avroV2, got[0][1])
+			require.Nil(t, got[0][2])
+
+			rows, _, _ = query(t, s, fmt.Sprintf(`PRODUCE INTO %s VALUE '{"id": 2, "amount": 1, "at": 0, "status": "FAILED"}' VALUE SCHEMA '%s' VERSION 1`, q, fx.avroSubject))
+			require.EqualValues(t, fx.avroV1, rows[0][5])
+		})
+
+		t.Run("a value that does not fit its schema is an error naming the field; nothing is written", func(t *testing.T) {
+			before, _, _ := query(t, s, fmt.Sprintf("SELECT count(*) FROM %s", q))
+			st, err := lang.Parse(fmt.Sprintf(`PRODUCE INTO %s VALUE '{"id": 3, "amount": "lots", "at": 0, "status": "PAID"}' VALUE SCHEMA '%s'`, q, fx.avroSubject))
+			require.NoError(t, err)
+			_, err = s.Execute(ctxT(t), st)
+			require.ErrorContains(t, err, "field amount: expected a decimal(9,2) number")
+			require.ErrorContains(t, err, "nothing was written")
+			st, err = lang.Parse(fmt.Sprintf(`PRODUCE INTO %s VALUE '{"id": 3}' VALUE SCHEMA 'no-such-subject'`, q))
+			require.NoError(t, err)
+			_, err = s.Execute(ctxT(t), st)
+			require.ErrorContains(t, err, `subject "no-such-subject" is not in the registry`)
+			after, _, _ := query(t, s, fmt.Sprintf("SELECT count(*) FROM %s", q))
+			require.Equal(t, before, after)
+		})
+
+		t.Run("SHOW SUBJECTS, DESCRIBE SUBJECT, SHOW SCHEMAS FOR TOPIC", func(t *testing.T) {
+			rows, _, _ := query(t, s, fmt.Sprintf("SHOW SUBJECTS LIKE '%s*'", topic))
+			byName := map[string]result.Row{}
+			for _, r := range rows {
+				byName[r[0].(string)] = r
+			}
+			require.Contains(t, byName, fx.avroSubject)
+			require.Equal(t, result.Row{fx.avroSubject, "AVRO", int64(2), int64(fx.avroV2), byName[fx.avroSubject][4]}, byName[fx.avroSubject])
+			require.NotNil(t, byName[fx.avroSubject][4], "a compatibility level applies to every subject")
+			require.Equal(t, "PROTOBUF", byName[fx.protoSubject][1])
+
+			rows, _, _ = query(t, s, fmt.Sprintf("DESCRIBE SUBJECT '%s'", fx.avroSubject))
+			require.Len(t, rows, 2)
+			require.Equal(t, []any{int64(1), int64(fx.avroV1)}, []any{rows[0][0], rows[0][1]})
+			require.Equal(t, []any{int64(2), int64(fx.avroV2)}, []any{rows[1][0], rows[1][1]})
+			rows, _, _ = query(t, s, fmt.Sprintf("DESCRIBE SUBJECT '%s'", fx.protoSubject))
+			require.Contains(t, rows[0][4], "acme/address.proto="+topic+"-address:1")
+
+			rows, _, _ = query(t, s, fmt.Sprintf("SHOW SCHEMAS FOR TOPIC %s", q))
+			require.Equal(t, []result.Row{{"key", topic + "-key", nil, nil, nil}, {"value", topic + "-value", int64(2), int64(fx.avroV2), "AVRO"}}, rows)
+		})
+
+		t.Run("without a registry, the statements say what to configure", func(t *testing.T) {
+			s2, _ := session(t, b)
+			for _, src := range []string{"SHOW SUBJECTS", fmt.Sprintf(`PRODUCE INTO %s VALUE '{}' VALUE SCHEMA 'x'`, q)} {
+				st, err := lang.Parse(src)
+				require.NoError(t, err)
+				_, err = s2.Execute(ctxT(t), st)
+				require.ErrorContains(t, err, "--schema-registry", src)
+			}
+		})
+	})
+}
+
+func colNamesOf(cols []result.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
 }
 
 // testRegistryURL is the schema registry a test uses on backend b.

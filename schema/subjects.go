@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,20 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 			return out, r.subjectError(ref, err)
 		}
 		id, out.Version = ss.ID, ss.Version
+	} else if ref.Subject != "" {
+		// 'subject' ID n: n must be one of the subject's schemas, or the
+		// record would claim a subject it does not belong to.
+		subjects, err := r.cl.SubjectsByID(ctx, id)
+		if err != nil {
+			if IsNotFound(err) {
+				return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
+			}
+			return out, r.wrap(ref.String(), err)
+		}
+		if !slices.Contains(subjects, ref.Subject) {
+			return out, fmt.Errorf("schema id %d is not a schema of subject %q (it is registered under %s): DESCRIBE SUBJECT '%s' lists the subject's ids",
+				id, ref.Subject, strings.Join(subjects, ", "), ref.Subject)
+		}
 	}
 	c, err := r.codecFor(ctx, id)
 	if err != nil {
