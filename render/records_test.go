@@ -58,6 +58,38 @@ func trickyRecords() []result.Record {
 		{Partition: 4, Offset: 5, Timestamp: 0, Key: []byte("a,b\"c"), Value: []byte("line\nbreak\ttab\\ \u2028 \x01 é")},
 		{Partition: 5, Offset: 6, Timestamp: 253402300799999, Key: []byte(" lead"), Value: []byte(`\.`),
 			Headers: []result.Header{{Key: "h", Value: []byte("v=1,2")}, {Key: "n", Value: nil}, {Key: "", Value: []byte{}}, {Key: "bin", Value: []byte{0x80}}}},
+		// Decoded by the schema registry: JSON text, nested in json output.
+		{Partition: 0, Offset: 1, Timestamp: 0, Key: []byte(`"k\"1"`), Value: []byte(`{"id":1,"amount":9.50,"note":null}`),
+			KeySchema: result.WireSchema{ID: 1, HasID: true, Decoded: true}, ValueSchema: result.WireSchema{ID: 2, HasID: true, Decoded: true}},
+	}
+}
+
+// A value the schema registry decoded is a JSON value in json and jsonl,
+// the JSON text in csv (quoted as any text with quotes and commas).
+func TestDecodedValuesNestInJSONAndAreTextElsewhere(t *testing.T) {
+	rec := result.Record{Partition: 2, Offset: 3, Timestamp: 0, Key: []byte("k"), Value: []byte(`{"id":1,"amount":9.50}`),
+		ValueSchema: result.WireSchema{ID: 7, HasID: true, Decoded: true}}
+	for _, c := range []struct {
+		f    Format
+		want string
+	}{
+		{JSONL, `{"partition":2,"offset":3,"timestamp":"1970-01-01T00:00:00.000Z","key":"k","value":{"id":1,"amount":9.50},"headers":[]}` + "\n"},
+		{CSV, "partition,offset,timestamp,key,value,headers\n2,3,1970-01-01T00:00:00.000Z,k,\"{\"\"id\"\":1,\"\"amount\"\":9.50}\",\"\"\n"},
+	} {
+		for _, rowPath := range []bool{false, true} {
+			var out bytes.Buffer
+			var res result.Result = &recordSlice{recs: []result.Record{rec}}
+			if rowPath {
+				res = rowsOnly{&recordSlice{recs: []result.Record{rec}}}
+			}
+			_, err := Render(&out, res, Options{Format: c.f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != c.want {
+				t.Fatalf("%s (row path %v):\n got %q\nwant %q", c.f, rowPath, out.String(), c.want)
+			}
+		}
 	}
 }
 
