@@ -20,6 +20,7 @@
 #   make bench-go    the go test benchmarks (-bench . -benchmem)
 #   make fuzz        the parser fuzzers, FUZZTIME each (default 10m)
 #   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+#                    and the schema registry the tests run (Apicurio Registry)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
