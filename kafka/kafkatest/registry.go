@@ -45,7 +45,7 @@ var DefaultRegistryJVMOpts = []string{
 }
 
 // registryProps is the registry's configuration (Java system properties,
-// which Quarkus reads as config). The http host and port are added by start.
+// which Quarkus reads as config). spawn adds the http host and port.
 //
 //   - Storage: SQL on an in-memory H2 database (Apicurio's default, pinned
 //     here): nothing on disk, everything gone when the JVM dies.
