@@ -8,7 +8,9 @@
 #                    (brokers killed, hung and moved under running statements)
 #   make test-versions   the real-Kafka suite on the oldest and newest 4.x
 #                    releases on Maven Central (KAFKA_VERSIONS), not in make test
-#   make cluster     a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it)
+#   make cluster     a real 3-broker Kafka cluster in the foreground (Ctrl-C stops it);
+#                    CLUSTERFLAGS passes flags, e.g. CLUSTERFLAGS=-registry also
+#                    starts the test bed's schema registry and prints its URL
 #   make cluster-secure  the same with SASL_SSL, mTLS and ACLs, and ready-made
 #                    client.properties files
 #   make bench       the record-path benchmark (issue 9): a bare franz-go consumer,
@@ -20,6 +22,7 @@
 #   make bench-go    the go test benchmarks (-bench . -benchmem)
 #   make fuzz        the parser fuzzers, FUZZTIME each (default 10m)
 #   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+#                    and the schema registry the tests run (Apicurio Registry)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -38,6 +41,7 @@ KAFKA_VERSIONS ?= 4.0.0 4.4.0
 REAL_PKGS := ./kafka/kafkatest/... ./exec/... ./cmd/kql/...
 
 BENCHFLAGS ?=
+CLUSTERFLAGS ?=
 
 .PHONY: all test test-real-full test-versions deps vet bench bench-real bench-go fuzz cluster cluster-secure build clean
 
@@ -124,11 +128,11 @@ fuzz:
 
 cluster:
 	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
-	exec bin/kql-cluster
+	exec bin/kql-cluster $(CLUSTERFLAGS)
 
 cluster-secure:
 	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
-	exec bin/kql-cluster -secure
+	exec bin/kql-cluster -secure $(CLUSTERFLAGS)
 
 clean:
 	rm -rf bin

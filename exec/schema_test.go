@@ -336,8 +336,13 @@ func colNamesOf(cols []result.Column) []string {
 }
 
 // testRegistryURL is the schema registry a test uses on backend b.
+// kfake gets franz-go's in-process fake; the real Kafka gets the real
+// Apicurio registry of the test bed.
 func testRegistryURL(t *testing.T, b kafkatest.Backend) string {
 	t.Helper()
+	if _, ok := b.(*kafkatest.Fake); !ok {
+		return kafkatest.SharedRegistry(t).URL()
+	}
 	fake := srfake.New()
 	t.Cleanup(fake.Close)
 	return fake.URL()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,14 +58,23 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 	} else if ref.Subject != "" {
 		// 'subject' ID n: n must be one of the subject's schemas, or the
 		// record would claim a subject it does not belong to.
-		subjects, err := r.cl.SubjectsByID(ctx, id)
+		// SchemaVersionsByID rather than SubjectsByID: Apicurio has only
+		// the former.
+		svs, err := r.cl.SchemaVersionsByID(ctx, id)
 		if err != nil {
 			if IsNotFound(err) {
 				return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
 			}
 			return out, r.wrap(ref.String(), err)
 		}
-		if !slices.Contains(subjects, ref.Subject) {
+		var subjects []string
+		for _, sv := range svs {
+			if sv.Subject == ref.Subject {
+				out.Version = sv.Version
+			}
+			subjects = append(subjects, sv.Subject)
+		}
+		if out.Version == 0 {
 			return out, fmt.Errorf("schema id %d is not a schema of subject %q (it is registered under %s): DESCRIBE SUBJECT '%s' lists the subject's ids",
 				id, ref.Subject, strings.Join(subjects, ", "), ref.Subject)
 		}

@@ -140,6 +140,11 @@ func TopicName(t testing.TB) string { return uniqueName(t, "t") }
 // the test's name.
 func GroupName(t testing.TB) string { return uniqueName(t, "g") }
 
+// SubjectName returns a schema registry subject name unique to this call,
+// derived from the test's name: the shared registry keeps every test's
+// subjects.
+func SubjectName(t testing.TB) string { return uniqueName(t, "s") }
+
 func uniqueName(t testing.TB, kind string) string {
 	base := strings.Trim(unsafeNameChars.ReplaceAllString(t.Name(), "-"), "-")
 	if len(base) > 150 {

@@ -22,6 +22,13 @@ var (
 		err     error
 		took    time.Duration
 	}
+
+	sharedReg struct {
+		once sync.Once
+		mu   sync.Mutex
+		reg  *Registry
+		err  error
+	}
 )
 
 // Shared returns this test binary's real Kafka cluster (3 brokers), starting
@@ -57,8 +64,44 @@ func Shared(t testing.TB) *Real {
 	return shared.cluster
 }
 
-// Main runs the tests, then tears down the shared real cluster if one was
-// started, and exits with the tests' exit code. It also tears down on
+// SharedRegistry returns this test binary's schema registry (Apicurio
+// Registry serving the Confluent API at URL; see Registry for how it differs
+// from Confluent's), starting it on first use; later calls get the same
+// registry, so tests must use unique subject names (SubjectName). If it
+// cannot start (no Java, no registry download, a JVM that dies), every caller
+// fails with the reason: it is never skipped.
+//
+// The package's TestMain must be Main (or Run), which stops it.
+func SharedRegistry(t testing.TB) *Registry {
+	t.Helper()
+	if !mainRunning.Load() {
+		t.Fatal("kafkatest.SharedRegistry needs the package's TestMain to call kafkatest.Main, which stops the registry when the tests end: " +
+			"add `func TestMain(m *testing.M) { kafkatest.Main(m) }`")
+	}
+	sharedReg.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // includes a first download
+		defer cancel()
+		reg, err := StartRegistry(ctx, RegistryConfig{Log: os.Stderr})
+		sharedReg.mu.Lock()
+		sharedReg.reg, sharedReg.err = reg, err
+		sharedReg.mu.Unlock()
+	})
+	sharedReg.mu.Lock()
+	defer sharedReg.mu.Unlock()
+	if sharedReg.err != nil {
+		t.Fatalf("the test schema registry did not start: %v", sharedReg.err)
+	}
+	if sharedReg.reg == nil {
+		t.Fatal("the test schema registry was already torn down")
+	}
+	if err := sharedReg.reg.Check(); err != nil {
+		t.Fatalf("the test schema registry died: %v", err)
+	}
+	return sharedReg.reg
+}
+
+// Main runs the tests, then tears down the shared real cluster and schema
+// registry if they were started, and exits with the tests' exit code. It also tears down on
 // SIGINT/SIGTERM. Use it as the TestMain of every package whose tests use
 // Shared or Each:
 //
@@ -70,7 +113,7 @@ func Shared(t testing.TB) *Real {
 func Main(m *testing.M) { os.Exit(Run(m)) }
 
 // Run is Main without the exit: it runs the tests, tears down the shared
-// cluster and returns the exit code. For a TestMain that hands m to another
+// cluster and registry and returns the exit code. For a TestMain that hands m to another
 // harness (testscript.Main takes anything with a Run() int).
 func Run(m interface{ Run() int }) int {
 	mainRunning.Store(true)
@@ -81,7 +124,7 @@ func Run(m interface{ Run() int }) int {
 		if !ok {
 			return
 		}
-		fmt.Fprintf(os.Stderr, "kafkatest: %v: stopping the real Kafka cluster\n", s)
+		fmt.Fprintf(os.Stderr, "kafkatest: %v: stopping the real Kafka cluster and schema registry\n", s)
 		teardownShared()
 		os.Exit(1)
 	}()
@@ -93,6 +136,7 @@ func Run(m interface{ Run() int }) int {
 }
 
 func teardownShared() {
+	teardownSharedRegistry()
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	if shared.cluster == nil {
@@ -103,4 +147,17 @@ func teardownShared() {
 	fmt.Fprintf(os.Stderr, "kafkatest: stopped the real Kafka cluster (%d brokers, started in %s) in %s and removed %s\n",
 		len(shared.cluster.nodes), shared.took.Round(100*time.Millisecond), time.Since(start).Round(100*time.Millisecond), shared.cluster.Dir())
 	shared.cluster = nil
+}
+
+func teardownSharedRegistry() {
+	sharedReg.mu.Lock()
+	defer sharedReg.mu.Unlock()
+	if sharedReg.reg == nil {
+		return
+	}
+	start := time.Now()
+	sharedReg.reg.Close()
+	fmt.Fprintf(os.Stderr, "kafkatest: stopped Apicurio Registry %s (started in %s) in %s and removed %s\n",
+		sharedReg.reg.Version(), sharedReg.reg.StartupTime().Round(100*time.Millisecond), time.Since(start).Round(100*time.Millisecond), sharedReg.reg.Dir())
+	sharedReg.reg = nil
 }

@@ -11,17 +11,20 @@ import (
 )
 
 const (
-	ownerFile = "owner.pid" // in a cluster directory: the pid of the process that started it
-	pidFile   = "jvm.pid"   // in a node directory: the pid of its latest JVM
+	ownerFile = "owner.pid" // in a cluster or registry directory: the pid of the process that started it
+	pidFile   = "jvm.pid"   // in a node or registry directory: the pid of its latest JVM
 )
 
-// sweepStale removes cluster directories left behind by test binaries that
-// died without tearing down (a panic outside a test, a timeout, SIGKILL).
+// sweepStale removes cluster and registry directories left behind by test
+// binaries that died without tearing down (a panic outside a test, a
+// timeout, SIGKILL).
 // Their JVMs died with them (parent-death signal); if one somehow did not, it
 // is killed here, but only a pid recorded in that directory whose command
 // line names that directory: nothing is ever killed by name.
 func sweepStale() {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kql-kafka-*"))
+	registries, _ := filepath.Glob(filepath.Join(os.TempDir(), "kql-registry-*"))
+	dirs = append(dirs, registries...)
 	for _, dir := range dirs {
 		data, err := os.ReadFile(filepath.Join(dir, ownerFile))
 		if err != nil {
@@ -32,7 +35,8 @@ func sweepStale() {
 		} else if owner, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && processAlive(owner) {
 			continue
 		}
-		pids, _ := filepath.Glob(filepath.Join(dir, "node-*", pidFile))
+		pids, _ := filepath.Glob(filepath.Join(dir, "node-*", pidFile)) // a cluster's nodes
+		pids = append(pids, filepath.Join(dir, pidFile))                // a registry
 		for _, pf := range pids {
 			data, err := os.ReadFile(pf)
 			if err != nil {
@@ -43,7 +47,7 @@ func sweepStale() {
 				continue
 			}
 			if p, err := os.FindProcess(pid); err == nil {
-				fmt.Fprintf(os.Stderr, "kafkatest: killing leftover Kafka JVM %d of %s\n", pid, dir)
+				fmt.Fprintf(os.Stderr, "kafkatest: killing leftover JVM %d of %s\n", pid, dir)
 				p.Kill()
 			}
 		}

@@ -1,10 +1,14 @@
 // Command kql-cluster runs the test bed's real Apache Kafka cluster in the
 // foreground for manual use (`make cluster`): N brokers in KRaft combined
-// mode on 127.0.0.1, the same cluster the tests start. It prints the
-// bootstrap address and runs until Ctrl-C (or SIGTERM), then shuts the
-// brokers down and removes their data.
+// mode on 127.0.0.1, the same cluster the tests start, and with -registry the
+// test bed's schema registry (Apicurio Registry, Confluent-compatible API)
+// beside it. It prints the bootstrap address (and the registry's URL) and runs
+// until Ctrl-C (or SIGTERM), then shuts everything down and removes its data.
 //
-//	kql-cluster [-nodes 3] [-version 4.3.1] [-secure] [-fetch-only]
+// -fetch-only (what `make deps` runs) only makes sure the Kafka jars and the
+// registry are cached.
+//
+//	kql-cluster [-nodes 3] [-version 4.3.1] [-secure] [-registry] [-registry-version 3.0.9] [-fetch-only]
 package main
 
 import (
@@ -29,13 +33,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	nodes := fs.Int("nodes", 3, "number of brokers (each also a KRaft controller)")
 	version := fs.String("version", kafkatest.KafkaVersion(), "Apache Kafka version (default from $KQL_KAFKA_VERSION)")
-	fetchOnly := fs.Bool("fetch-only", false, "only make sure the Kafka jars are cached, then exit")
+	fetchOnly := fs.Bool("fetch-only", false, "only make sure the Kafka jars and the schema registry are cached, then exit")
+	registryVersion := fs.String("registry-version", kafkatest.RegistryVersion(), "Apicurio Registry version (default from $KQL_REGISTRY_VERSION)")
 	secure := fs.Bool("secure", false, "add SASL_SSL (PLAIN, SCRAM) and mTLS listeners and ACLs, and write client.properties files")
+	withRegistry := fs.Bool("registry", false, "also start the test bed's schema registry (Apicurio Registry, Confluent-compatible API) and print its URL")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kql-cluster: unexpected argument %q (flags: -nodes N, -version V, -fetch-only)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "kql-cluster: unexpected argument %q (flags: -nodes N, -version V, -secure, -registry, -registry-version V, -fetch-only)\n", fs.Arg(0))
 		return 2
 	}
 	if *nodes < 1 {
@@ -53,6 +59,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "Apache Kafka %s jars: %s\n", *version, dir)
+		jar, err := kafkatest.EnsureRegistry(ctx, *registryVersion, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Apicurio Registry %s: %s\n", *registryVersion, jar)
 		return 0
 	}
 
@@ -66,7 +78,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  broker %d  %s\n", b.ID, b.Addr)
 	}
 	fmt.Fprintf(stdout, "bootstrap: %s\n", strings.Join(r.Bootstrap(), ","))
-	fmt.Fprintf(stdout, "try: kql --bootstrap %s\n", r.Brokers()[0].Addr)
+	var reg *kafkatest.Registry
+	if *withRegistry {
+		reg, err = kafkatest.StartRegistry(ctx, kafkatest.RegistryConfig{Version: *registryVersion, Log: stderr})
+		if err != nil {
+			fmt.Fprintf(stderr, "kql-cluster: %v\nstopping the brokers\n", err)
+			r.Shutdown(30 * time.Second)
+			return 1
+		}
+		defer reg.Close()
+		fmt.Fprintf(stdout, "schema registry: Apicurio Registry %s, Confluent API at %s (in memory; log in %s)\n", reg.Version(), reg.URL(), reg.Dir())
+		fmt.Fprintf(stdout, "try: kql --bootstrap %s --schema-registry %s\n", r.Brokers()[0].Addr, reg.URL())
+	} else {
+		fmt.Fprintf(stdout, "try: kql --bootstrap %s\n", r.Brokers()[0].Addr)
+	}
 	if *secure {
 		if err := printSecure(stdout, r); err != nil {
 			fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
@@ -87,11 +112,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 				r.Shutdown(30 * time.Second)
 				return 1
 			}
+			if reg != nil {
+				if err := reg.Check(); err != nil {
+					fmt.Fprintf(stderr, "kql-cluster: %v\nstopping the brokers\n", err)
+					r.Shutdown(30 * time.Second)
+					return 1
+				}
+			}
 		}
 	}
 	stop() // a second Ctrl-C now kills us, and the JVMs with us (parent-death signal)
 	fmt.Fprintln(stdout, "\nstopping the brokers...")
 	start := time.Now()
+	if reg != nil {
+		reg.Close()
+		fmt.Fprintf(stdout, "stopped the schema registry; removed %s\n", reg.Dir())
+	}
 	if err := r.Shutdown(30 * time.Second); err != nil {
 		fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
 		return 1
