@@ -38,6 +38,9 @@ type connSettings struct {
 	skipVerifyIgnored string
 	// overridden names the password source $KQL_SASL_PASSWORD replaced.
 	overridden string
+
+	// registry is the schema registry's, when one is configured.
+	registry registrySettings
 }
 
 // tlsSettings is one TLS client's settings: the brokers' or the schema
@@ -129,7 +132,7 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 	}
 	var unknown []string
 	for k := range kv {
-		if !knownConfigKeys[k] {
+		if !knownKey(k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -208,6 +211,11 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 			return nil, err
 		}
 	}
+	w, err := registryProps(&s.registry, path, get, rel, bad)
+	if err != nil {
+		return nil, err
+	}
+	cc.warnings = append(cc.warnings, w...)
 	return cc, nil
 }
 
@@ -326,9 +334,7 @@ func configSecretWarning(path string, props []property) string {
 	}
 	var secrets []string
 	for _, p := range props {
-		switch {
-		case p.key == "sasl.jaas.config" && strings.Contains(p.value, "password"),
-			p.key == "ssl.keystore.key", p.key == "ssl.key.password":
+		if secretKey(p) {
 			secrets = append(secrets, p.key)
 		}
 	}
@@ -375,9 +381,11 @@ func splitBootstrap(s string) []string {
 }
 
 // resolveSettings merges defaults, environment, command config and flags.
-// promptPassword is called only when a SASL password is needed and
-// $KQL_SASL_PASSWORD is not set; it returns an error off a terminal.
-func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(user string) (string, error)) (*connSettings, error) {
+// promptPassword is called only when a password is needed and its variable
+// ($KQL_SASL_PASSWORD, $KQL_SCHEMA_REGISTRY_PASSWORD) is not set; what
+// names whose password it is ("SASL user"); it returns an error off a
+// terminal.
+func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(what, user, env string) (string, error)) (*connSettings, error) {
 	s := connSettings{bootstrap: []string{"localhost:9092"}, clientID: "kql"}
 	if env := splitBootstrap(getenv("KQL_BOOTSTRAP")); len(env) > 0 {
 		s.bootstrap = env
@@ -392,6 +400,7 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		}
 		s.tls, s.tlsSettings = f.tls, f.tlsSettings
 		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword, s.passwordSource = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword, f.passwordSource
+		s.registry = f.registry
 	}
 	if o.bootstrapSet {
 		s.bootstrap = splitBootstrap(o.bootstrap)
@@ -443,12 +452,15 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "$KQL_SASL_PASSWORD"
 		}
 		if !s.havePassword {
-			pw, err := promptPassword(s.saslUser)
+			pw, err := promptPassword("SASL user", s.saslUser, "KQL_SASL_PASSWORD")
 			if err != nil {
 				return nil, err
 			}
 			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "the password prompt"
 		}
+	}
+	if err := resolveRegistry(&s, o, getenv, promptPassword); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
