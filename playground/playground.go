@@ -12,9 +12,26 @@
 //     updates of the same keys and tombstones (null values)
 //   - payments: 3 partitions, 150 JSON payments
 //   - sensor-readings: 2 partitions of binary (non-UTF-8) values
+//   - payments-avro: 3 partitions, 60 payments keyed by order id (text), their
+//     values Avro in the schema registry's wire format (subject
+//     payments-avro-value): a decimal amount, a timestamp-millis, an enum and
+//     a nullable coupon. One more record, the 31st produced (key o-legacy),
+//     carries schema id 999, which the registry does not know: reading it
+//     shows its raw bytes and a warning, as a record written against another
+//     registry would.
+//   - shipments-proto: 2 partitions, 40 shipments keyed by order id, their
+//     values Protobuf (subject shipments-proto-value): message Shipment with
+//     a nested message and an enum, and an Address imported from
+//     address.proto, a reference registered as its own subject; every fifth
+//     record is a ShipmentCancelled, the file's second message (message
+//     index [1])
 //   - consumer groups billing, shipping, analytics, fraud-detection,
 //     email-notifier and warehouse-sync, with committed offsets behind the
 //     end (lag), coordinated by all three brokers
+//
+// The schema registry is franz-go's srfake, serving on 127.0.0.1 in the
+// same process (RegistryURL); the records are encoded through it with the
+// schema package, as PRODUCE does. Close stops the brokers and the registry.
 package playground
 
 import (
@@ -29,6 +46,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
 
 // Brokers is the number of brokers the playground runs.
@@ -40,6 +58,12 @@ const (
 	OrdersRecords    = 360
 	CustomerRecords  = 40
 	PaymentRecords   = 150
+	// PaymentsAvroRecords are the decodable records of payments-avro; the
+	// topic holds one more, whose schema id the registry does not know.
+	PaymentsAvroRecords = 60
+	ShipmentRecords     = 40
+	// UnknownSchemaID is the schema id of payments-avro's record o-legacy.
+	UnknownSchemaID = 999
 )
 
 // Groups are the seeded consumer groups. Their names were picked so that
@@ -47,21 +71,23 @@ const (
 // what makes SHOW GROUPS and DESCRIBE GROUP worth trying here.
 var Groups = []string{"billing", "shipping", "analytics", "fraud-detection", "email-notifier", "warehouse-sync"}
 
-// Playground is a running demo cluster.
+// Playground is a running demo cluster and its schema registry.
 type Playground struct {
-	c *kfake.Cluster
+	c  *kfake.Cluster
+	sr *srfake.Registry
 }
 
-// Start runs the cluster on 127.0.0.1 and seeds it. Close stops it.
+// Start runs the cluster and the schema registry on 127.0.0.1 and seeds
+// them. Close stops both.
 func Start(ctx context.Context, opts ...kfake.Opt) (*Playground, error) {
 	all := append([]kfake.Opt{kfake.NumBrokers(Brokers), kfake.ClusterID("kql-playground")}, opts...)
 	c, err := kfake.NewCluster(all...)
 	if err != nil {
 		return nil, fmt.Errorf("starting the embedded cluster: %w", err)
 	}
-	p := &Playground{c: c}
+	p := &Playground{c: c, sr: srfake.New()}
 	if err := p.seed(ctx, time.Now()); err != nil {
-		c.Close()
+		p.Close()
 		return nil, fmt.Errorf("seeding the embedded cluster: %w", err)
 	}
 	return p, nil
@@ -70,11 +96,21 @@ func Start(ctx context.Context, opts ...kfake.Opt) (*Playground, error) {
 // Bootstrap returns the brokers' addresses.
 func (p *Playground) Bootstrap() []string { return p.c.ListenAddrs() }
 
+// RegistryURL is the schema registry's address, http://127.0.0.1:PORT.
+func (p *Playground) RegistryURL() string { return p.sr.URL() }
+
 // Cluster returns the underlying kfake cluster (tests inspect it).
 func (p *Playground) Cluster() *kfake.Cluster { return p.c }
 
-// Close stops the cluster.
-func (p *Playground) Close() { p.c.Close() }
+// Registry returns the underlying srfake registry (tests inspect it).
+func (p *Playground) Registry() *srfake.Registry { return p.sr }
+
+// Close stops the cluster and the registry: no listener or goroutine of
+// either is left.
+func (p *Playground) Close() {
+	p.c.Close()
+	p.sr.Close()
+}
 
 type topicSpec struct {
 	name       string
@@ -88,6 +124,8 @@ var topics = []topicSpec{
 	{"customer-profiles", 3, map[string]string{"cleanup.policy": "compact"}},
 	{"payments", 3, nil},
 	{"sensor-readings", 2, nil},
+	{"payments-avro", 3, nil},
+	{"shipments-proto", 2, nil},
 }
 
 func (p *Playground) seed(ctx context.Context, now time.Time) error {
@@ -109,6 +147,13 @@ func (p *Playground) seed(ctx context.Context, now time.Time) error {
 	base := now.Truncate(time.Second).Add(-time.Hour)
 	rng := rand.New(rand.NewSource(20240601))
 	recs := records(rng, base)
+	// The registry's topics draw from their own source, so that adding them
+	// left every other topic's data (and the README's examples) as it was.
+	reg, err := p.registryRecords(ctx, rand.New(rand.NewSource(20261130)), base)
+	if err != nil {
+		return err
+	}
+	recs = append(recs, reg...)
 	results := cl.ProduceSync(ctx, recs...)
 	if err := results.FirstErr(); err != nil {
 		return fmt.Errorf("producing demo records: %w", err)

@@ -19,6 +19,7 @@ import (
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/playground"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -50,18 +51,28 @@ type executor interface {
 
 // connection is an open cluster and the session over it.
 type connection struct {
-	exec      executor
-	setTrace  func(func(kafka.TraceEvent))
-	close     func()
-	bootstrap []string
+	exec     executor
+	setTrace func(func(kafka.TraceEvent))
+	// setRegistry gives the session the schema registry to decode and
+	// encode with; nil when the executor cannot use one.
+	setRegistry func(*schema.Registry)
+	close       func()
+	bootstrap   []string
+}
+
+// playgroundRun is a running playground: its brokers, its schema registry
+// and how to stop both.
+type playgroundRun struct {
+	bootstrap   []string
+	registryURL string // "" when it has none
+	stop        func()
 }
 
 // world holds what Main takes from the real world, so tests can replace it.
 type world struct {
 	dial func(ctx context.Context, cfg kafka.Config) (*connection, error)
-	// playground starts the embedded cluster and returns its bootstrap
-	// addresses and a stop function.
-	playground func(ctx context.Context) ([]string, func(), error)
+	// playground starts the embedded cluster and its schema registry.
+	playground func(ctx context.Context) (*playgroundRun, error)
 	// statementContext derives the context of one statement: cancelled by
 	// Ctrl-C (SIGINT) until stop is called.
 	statementContext func(parent context.Context) (ctx context.Context, stop context.CancelFunc)
@@ -70,12 +81,12 @@ type world struct {
 func realWorld() world {
 	return world{
 		dial: dialKafka,
-		playground: func(ctx context.Context) ([]string, func(), error) {
+		playground: func(ctx context.Context) (*playgroundRun, error) {
 			pg, err := playground.Start(ctx)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			return pg.Bootstrap(), pg.Close, nil
+			return &playgroundRun{bootstrap: pg.Bootstrap(), registryURL: pg.RegistryURL(), stop: pg.Close}, nil
 		},
 		statementContext: func(parent context.Context) (context.Context, context.CancelFunc) {
 			return signal.NotifyContext(parent, os.Interrupt)
@@ -88,11 +99,13 @@ func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
 	if err != nil {
 		return nil, err
 	}
+	sess := exec.NewSession(cl)
 	return &connection{
-		exec:      exec.NewSession(cl),
-		setTrace:  cl.SetTrace,
-		close:     cl.Close,
-		bootstrap: cl.Bootstrap(),
+		exec:        sess,
+		setTrace:    cl.SetTrace,
+		setRegistry: func(r *schema.Registry) { sess.Registry = r },
+		close:       cl.Close,
+		bootstrap:   cl.Bootstrap(),
 	}, nil
 }
 
@@ -172,8 +185,10 @@ type app struct {
 	opts   *options
 	rt     world
 
-	kcfg     kafka.Config  // how the current connection was made; \connect reuses it
-	sett     *connSettings // the settings kcfg was made from (nil for the playground)
+	kcfg     kafka.Config     // how the current connection was made; \connect reuses it
+	sett     *connSettings    // the settings kcfg was made from (nil for the playground)
+	reg      *schema.Registry // the schema registry; nil: none configured
+	regDesc  string           // the registry for the banner: URL, how authenticated and verified
 	conn     *connection
 	stopPG   func()
 	complete *nameCache
@@ -263,15 +278,25 @@ func (a *app) noticef(format string, args ...any) {
 // connect opens the cluster connection the flags describe, or starts the
 // playground. It returns a non-zero exit code on failure.
 func (a *app) connect(ctx context.Context) int {
+	var regSett *registrySettings // nil for the playground's registry
 	if a.opts.playground {
-		bootstrap, stop, err := a.rt.playground(ctx)
+		pg, err := a.rt.playground(ctx)
 		if err != nil {
 			a.errorf("kql: --playground: %v", err)
 			return exitFailed
 		}
-		a.stopPG = stop
-		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", strings.Join(bootstrap, ","))
-		a.kcfg = kafka.Config{Bootstrap: bootstrap, ClientID: a.opts.clientID}
+		a.stopPG = pg.stop
+		where := strings.Join(pg.bootstrap, ",")
+		if pg.registryURL != "" {
+			where += " with a schema registry at " + pg.registryURL
+			if a.reg, err = schema.Open(schema.Config{URLs: []string{pg.registryURL}}); err != nil {
+				a.errorf("kql: --playground: %v", err)
+				return exitFailed
+			}
+			a.regDesc = pg.registryURL + " (the playground's)"
+		}
+		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", where)
+		a.kcfg = kafka.Config{Bootstrap: pg.bootstrap, ClientID: a.opts.clientID}
 	} else {
 		var cc *commandConfig
 		if a.opts.commandConfig != "" {
@@ -297,6 +322,28 @@ func (a *app) connect(ctx context.Context) int {
 		if w := s.insecureWarning(); w != "" {
 			a.warnf("%s", w)
 		}
+		if len(s.registry.urls) > 0 {
+			regSett = &s.registry
+			cfg, err := regSett.schemaConfig()
+			if err != nil {
+				a.errorf("kql: %v", err)
+				return exitUsage
+			}
+			if a.reg, err = schema.Open(cfg); err != nil {
+				a.errorf("kql: %v", err)
+				return exitUsage
+			}
+			a.regDesc = regSett.describe()
+		}
+	}
+	// The registry is asked once while the brokers are dialled, so a wrong
+	// URL, password or CA is said at the start, not first by a CONSUME.
+	var checked chan string
+	cctx, cancelCheck := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelCheck()
+	if a.reg != nil && regSett != nil {
+		checked = make(chan string, 1)
+		go func() { checked <- checkRegistry(cctx, a.reg, regSett) }()
 	}
 	conn, err := a.rt.dial(ctx, a.kcfg)
 	if err != nil {
@@ -311,9 +358,17 @@ func (a *app) connect(ctx context.Context) int {
 		return exitFailed
 	}
 	a.setConnection(conn)
+	if checked != nil {
+		if w := <-checked; w != "" {
+			a.warnf("%s", w)
+		}
+	}
 	if a.sett != nil && a.sett.overridden != "" {
 		// After the connection: had it failed, the error would say it.
 		a.noticef("kql: the SASL password of %s came from $KQL_SASL_PASSWORD, which takes precedence over %s", a.sett.saslUser, a.sett.overridden)
+	}
+	if regSett != nil && regSett.overridden != "" {
+		a.noticef("kql: the schema registry password of %s came from $%s, which takes precedence over %s", regSett.user, registryPasswordEnv, regSett.overridden)
 	}
 	return exitOK
 }
@@ -323,23 +378,27 @@ func (a *app) setConnection(conn *connection) {
 		a.conn.close()
 	}
 	a.conn = conn
+	if a.reg != nil && conn.setRegistry != nil {
+		conn.setRegistry(a.reg)
+	}
 	a.pager = nil
 	if a.complete != nil {
 		a.complete.reset(conn.exec)
 	}
 }
 
-// promptPassword asks for the SASL password without echo, on a terminal only.
-func (a *app) promptPassword(user string) (string, error) {
+// promptPassword asks for a password without echo, on a terminal only: what
+// says whose ("SASL user"), env is the variable that gives it instead.
+func (a *app) promptPassword(what, user, env string) (string, error) {
 	fdIn, ok := fd(a.ios.In)
 	if !ok || !a.ios.InTTY || !isTerminal(a.ios.In) {
-		return "", usagef("SASL user %q needs a password: set KQL_SASL_PASSWORD (there is no terminal to ask on, and no password flag on purpose)", user)
+		return "", usagef("%s %q needs a password: set %s (there is no terminal to ask on, and no password flag on purpose)", what, user, env)
 	}
-	fmt.Fprintf(a.stderr, "Password for SASL user %s: ", user)
+	fmt.Fprintf(a.stderr, "Password for %s %s: ", what, user)
 	pw, err := readline.ReadPassword(fdIn)
 	fmt.Fprintln(a.stderr)
 	if err != nil {
-		return "", fmt.Errorf("reading the SASL password: %w", err)
+		return "", fmt.Errorf("reading the password of %s %s: %w", what, user, err)
 	}
 	return string(pw), nil
 }

@@ -28,7 +28,7 @@ func TestVersionAndHelp(t *testing.T) {
 	fs := newFlagSet(&options{})
 	for _, name := range []string{"bootstrap", "playground", "execute", "file", "format", "check", "command-config",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism",
-		"sasl-user", "timeout", "client-id", "keep-going", "color", "no-history", "history-file", "quiet", "version", "help"} {
+		"sasl-user", "schema-registry", "schema-registry-user", "schema-registry-ca", "timeout", "client-id", "keep-going", "color", "no-history", "history-file", "quiet", "version", "help"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag --%s is not defined", name)
 		}
@@ -69,6 +69,17 @@ func TestUsageErrorsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"--history-file", ""}, "--history-file"},
 		{[]string{"--client-id", " ", "-e", "SHOW TOPICS;"}, "--client-id"},
 		{[]string{"--command-config", filepath.Join(dir, "none.properties"), "-e", "SHOW TOPICS;"}, "--command-config"},
+		{[]string{"--schema-registry", "", "-e", "SHOW TOPICS;"}, `"--schema-registry"`},
+		{[]string{"--schema-registry", "sr:8081", "-e", "SHOW TOPICS;"}, "--schema-registry: \"sr:8081\" has no scheme"},
+		{[]string{"--schema-registry", "http://:8081", "-e", "SHOW TOPICS;"}, "--schema-registry: \"http://:8081\" has no host"},
+		{[]string{"--schema-registry", "http://sr:8081?x=1", "-e", "SHOW TOPICS;"}, "no query"},
+		{[]string{"--schema-registry", "http://sr:port", "-e", "SHOW TOPICS;"}, "--schema-registry: \"http://sr:port\" is not a URL"},
+		{[]string{"--schema-registry-user", "bob", "-e", "SHOW TOPICS;"}, "--schema-registry-user needs --schema-registry"},
+		{[]string{"--schema-registry-ca", "ca.pem", "-e", "SHOW TOPICS;"}, "--schema-registry-ca needs --schema-registry"},
+		{[]string{"--schema-registry", "http://sr:8081", "--schema-registry-user", "", "-e", "SHOW TOPICS;"}, "--schema-registry-user: must not be empty"},
+		{[]string{"--schema-registry", "https://sr:8081", "--schema-registry-ca", filepath.Join(dir, "none.pem"), "-e", "SHOW TOPICS;"}, "none.pem"},
+		{[]string{"--playground", "--schema-registry", "http://sr:8081"}, "--schema-registry"},
+		{[]string{"--playground", "--schema-registry-user", "bob"}, "--schema-registry-user"},
 	} {
 		h := newHarness(t)
 		r := h.run(tc.args...)
@@ -274,6 +285,18 @@ func TestPlaygroundFlag(t *testing.T) {
 	r = h.run("--playground", "-q", "-e", "SHOW TOPICS;")
 	if strings.Contains(r.stderr, "1111") {
 		t.Fatalf("-q must silence the playground notice:\n%s", r)
+	}
+	if len(h.registries) != 0 {
+		t.Fatalf("a playground without a registry gave the session one")
+	}
+	// The playground's registry: named in the notice, given to the session.
+	h.playgroundRegistry = "http://127.0.0.1:2222"
+	r = h.run("--playground", "-e", "SHOW TOPICS;")
+	if r.code != 0 || !strings.Contains(r.stderr, "running at 127.0.0.1:1111 with a schema registry at http://127.0.0.1:2222 ") {
+		t.Fatalf("--playground must name its schema registry on stderr:\n%s", r)
+	}
+	if len(h.registries) != 1 || h.registries[0].URLs() != "http://127.0.0.1:2222" {
+		t.Fatalf("the session was given registries %v", h.registries)
 	}
 }
 

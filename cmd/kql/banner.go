@@ -28,6 +28,9 @@ func (a *app) banner(ctx context.Context) {
 	if a.sett != nil {
 		fmt.Fprintf(a.stderr, "connection: %s\n", a.sett.connectedAs())
 	}
+	if a.regDesc != "" {
+		fmt.Fprintf(a.stderr, "schema registry: %s\n", a.regDesc)
+	}
 	fmt.Fprintln(a.stderr, `Type \? for meta-commands, \help for statements, \q to quit.`)
 }
 

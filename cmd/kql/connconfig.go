@@ -24,18 +24,8 @@ type connSettings struct {
 	bootstrap []string
 	clientID  string
 
-	tls           bool
-	caFile        string
-	caPEM         []byte // ssl.truststore.certificates: the CAs inline, when no caFile
-	caSource      string // where the trusted CAs come from, for messages: "--tls-ca ca.pem", ...
-	certFile      string
-	certPEM       []byte // ssl.keystore.certificate.chain, inline
-	keyPEM        []byte // ssl.keystore.key, inline
-	keyFile       string
-	keystoreFile  string // a PEM file holding both certificate and key (ssl.keystore.type=PEM)
-	serverName    string
-	skipVerify    bool
-	noHostVerify  bool // ssl.endpoint.identification.algorithm= (empty): verify the chain, not the host name
+	tls bool
+	tlsSettings
 	saslMechanism string
 	saslUser      string
 	saslPassword  string
@@ -48,6 +38,28 @@ type connSettings struct {
 	skipVerifyIgnored string
 	// overridden names the password source $KQL_SASL_PASSWORD replaced.
 	overridden string
+
+	// registry is the schema registry's, when one is configured.
+	registry registrySettings
+}
+
+// tlsSettings is one TLS client's settings: the brokers' or the schema
+// registry's, read by the same rules (tlsProps).
+type tlsSettings struct {
+	// keyPrefix is what the properties of this client start with: "" for
+	// the brokers, "schema.registry." for the registry (for messages).
+	keyPrefix    string
+	caFile       string
+	caPEM        []byte // ssl.truststore.certificates: the CAs inline, when no caFile
+	caSource     string // where the trusted CAs come from, for messages: "--tls-ca ca.pem", ...
+	certFile     string
+	certPEM      []byte // ssl.keystore.certificate.chain, inline
+	keyPEM       []byte // ssl.keystore.key, inline
+	keyFile      string
+	keystoreFile string // a PEM file holding both certificate and key (ssl.keystore.type=PEM)
+	serverName   string
+	skipVerify   bool
+	noHostVerify bool // ssl.endpoint.identification.algorithm= (empty): verify the chain, not the host name
 }
 
 // commandConfig is what a --command-config file said.
@@ -84,11 +96,13 @@ var knownConfigKeys = map[string]bool{
 	"ssl.endpoint.identification.algorithm": true,
 }
 
+// pemConvertHint says how to turn a JKS or PKCS12 store into PEM: %[1]s is
+// the store, %[2]s the properties' prefix, %[3]s the flag that takes a CA.
 const pemConvertHint = `convert it to PEM, e.g.:
   keytool -importkeystore -srckeystore %[1]s -destkeystore store.p12 -deststoretype PKCS12
   openssl pkcs12 -in store.p12 -nokeys -out ca.pem        # certificates (truststore)
   openssl pkcs12 -in store.p12 -nodes -out client.pem     # certificate and key (keystore)
-then set ssl.truststore.type=PEM and ssl.truststore.location=ca.pem (or use --tls-ca ca.pem)`
+then set %[2]sssl.truststore.type=PEM and %[2]sssl.truststore.location=ca.pem (or use %[3]s ca.pem)`
 
 // loadCommandConfig reads a Kafka client properties file.
 func loadCommandConfig(path string) (*commandConfig, error) {
@@ -118,7 +132,7 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 	}
 	var unknown []string
 	for k := range kv {
-		if !knownConfigKeys[k] {
+		if !knownKey(k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -185,75 +199,94 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 		s.passwordSource = "sasl.jaas.config in " + path
 		cc.jaasUser = user
 	}
+	dir := filepath.Dir(path)
+	rel := func(p string) string { // paths in the file are relative to the file
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
 	if s.tls {
-		dir := filepath.Dir(path)
-		rel := func(p string) string { // paths in the file are relative to the file
-			if p == "" || filepath.IsAbs(p) {
-				return p
-			}
-			return filepath.Join(dir, p)
-		}
-		if v, ok := get("ssl.ca.location"); ok {
-			s.caFile = rel(v)
-			s.caSource = "ssl.ca.location " + s.caFile
-		}
-		if v, ok := get("ssl.truststore.certificates"); ok && v != "" {
-			// Kafka's inline PEM trust store (ssl.truststore.type=PEM).
-			if typ, _ := get("ssl.truststore.type"); typ != "" && !strings.EqualFold(typ, "PEM") {
-				return nil, bad("ssl.truststore.certificates", "needs ssl.truststore.type=PEM, got %q", typ)
-			}
-			pemText := []byte(inlinePEM(v))
-			if !x509.NewCertPool().AppendCertsFromPEM(pemText) {
-				return nil, bad("ssl.truststore.certificates", "no PEM certificate in it (want -----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)")
-			}
-			s.caPEM = pemText
-			s.caSource = "ssl.truststore.certificates in " + path
-		}
-		if v, ok := get("ssl.truststore.location"); ok && v != "" {
-			typ, _ := get("ssl.truststore.type")
-			loc := rel(v)
-			if err := checkPEMStore(loc, typ); err != nil {
-				return nil, bad("ssl.truststore.location", "%v", err)
-			}
-			s.caFile = loc
-			s.caSource = "ssl.truststore.location " + loc
-		}
-		if v, ok := get("ssl.certificate.location"); ok {
-			s.certFile = rel(v)
-		}
-		if v, ok := get("ssl.key.location"); ok {
-			s.keyFile = rel(v)
-		}
-		if (s.certFile == "") != (s.keyFile == "") {
-			return nil, bad("ssl.certificate.location", "ssl.certificate.location and ssl.key.location go together")
-		}
-		if v, ok := get("ssl.keystore.location"); ok && v != "" {
-			typ, _ := get("ssl.keystore.type")
-			loc := rel(v)
-			if err := checkPEMStore(loc, typ); err != nil {
-				return nil, bad("ssl.keystore.location", "%v", err)
-			}
-			s.keystoreFile = loc
-		}
-		chain, okc := get("ssl.keystore.certificate.chain")
-		key, okk := get("ssl.keystore.key")
-		if okc != okk {
-			return nil, bad("ssl.keystore.certificate.chain", "ssl.keystore.certificate.chain and ssl.keystore.key go together")
-		}
-		if okc && chain != "" {
-			if _, ok := get("ssl.key.password"); ok {
-				return nil, bad("ssl.key.password", "kql reads unencrypted PEM keys only: decrypt it with `openssl pkcs8 -in key.pem -out plain.pem` and drop ssl.key.password")
-			}
-			s.certPEM, s.keyPEM = []byte(inlinePEM(chain)), []byte(inlinePEM(key))
-			if _, err := tls.X509KeyPair(s.certPEM, s.keyPEM); err != nil {
-				return nil, bad("ssl.keystore.certificate.chain", "with ssl.keystore.key: not a PEM certificate and unencrypted key that belong together (%v)", err)
-			}
-		}
-		if v, ok := get("ssl.endpoint.identification.algorithm"); ok && v == "" {
-			s.noHostVerify = true
+		if err := tlsProps(&s.tlsSettings, "", "--tls-ca", path, get, rel, bad); err != nil {
+			return nil, err
 		}
 	}
+	w, err := registryProps(&s.registry, path, get, rel, bad)
+	if err != nil {
+		return nil, err
+	}
+	cc.warnings = append(cc.warnings, w...)
 	return cc, nil
+}
+
+// tlsProps reads the ssl.* properties of one TLS client into t: the
+// brokers' (prefix "") or the schema registry's (prefix "schema.registry.",
+// as Confluent's clients take them). caFlag is the flag that gives the CAs
+// instead, for the hint that converts a JKS or PKCS12 store.
+func tlsProps(t *tlsSettings, prefix, caFlag, path string, get func(string) (string, bool), rel func(string) string,
+	bad func(key, format string, a ...any) error) error {
+	k := func(name string) string { return prefix + name }
+	t.keyPrefix = prefix
+	if v, ok := get(k("ssl.ca.location")); ok {
+		t.caFile = rel(v)
+		t.caSource = k("ssl.ca.location") + " " + t.caFile
+	}
+	if v, ok := get(k("ssl.truststore.certificates")); ok && v != "" {
+		// Kafka's inline PEM trust store (ssl.truststore.type=PEM).
+		if typ, _ := get(k("ssl.truststore.type")); typ != "" && !strings.EqualFold(typ, "PEM") {
+			return bad(k("ssl.truststore.certificates"), "needs %s=PEM, got %q", k("ssl.truststore.type"), typ)
+		}
+		pemText := []byte(inlinePEM(v))
+		if !x509.NewCertPool().AppendCertsFromPEM(pemText) {
+			return bad(k("ssl.truststore.certificates"), "no PEM certificate in it (want -----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)")
+		}
+		t.caPEM = pemText
+		t.caSource = k("ssl.truststore.certificates") + " in " + path
+	}
+	if v, ok := get(k("ssl.truststore.location")); ok && v != "" {
+		typ, _ := get(k("ssl.truststore.type"))
+		loc := rel(v)
+		if err := checkPEMStore(loc, typ, prefix, caFlag); err != nil {
+			return bad(k("ssl.truststore.location"), "%v", err)
+		}
+		t.caFile = loc
+		t.caSource = k("ssl.truststore.location") + " " + loc
+	}
+	if v, ok := get(k("ssl.certificate.location")); ok {
+		t.certFile = rel(v)
+	}
+	if v, ok := get(k("ssl.key.location")); ok {
+		t.keyFile = rel(v)
+	}
+	if (t.certFile == "") != (t.keyFile == "") {
+		return bad(k("ssl.certificate.location"), "%s and %s go together", k("ssl.certificate.location"), k("ssl.key.location"))
+	}
+	if v, ok := get(k("ssl.keystore.location")); ok && v != "" {
+		typ, _ := get(k("ssl.keystore.type"))
+		loc := rel(v)
+		if err := checkPEMStore(loc, typ, prefix, caFlag); err != nil {
+			return bad(k("ssl.keystore.location"), "%v", err)
+		}
+		t.keystoreFile = loc
+	}
+	chain, okc := get(k("ssl.keystore.certificate.chain"))
+	key, okk := get(k("ssl.keystore.key"))
+	if okc != okk {
+		return bad(k("ssl.keystore.certificate.chain"), "%s and %s go together", k("ssl.keystore.certificate.chain"), k("ssl.keystore.key"))
+	}
+	if okc && chain != "" {
+		if _, ok := get(k("ssl.key.password")); ok {
+			return bad(k("ssl.key.password"), "kql reads unencrypted PEM keys only: decrypt it with `openssl pkcs8 -in key.pem -out plain.pem` and drop %s", k("ssl.key.password"))
+		}
+		t.certPEM, t.keyPEM = []byte(inlinePEM(chain)), []byte(inlinePEM(key))
+		if _, err := tls.X509KeyPair(t.certPEM, t.keyPEM); err != nil {
+			return bad(k("ssl.keystore.certificate.chain"), "with %s: not a PEM certificate and unencrypted key that belong together (%v)", k("ssl.keystore.key"), err)
+		}
+	}
+	if v, ok := get(k("ssl.endpoint.identification.algorithm")); ok && v == "" {
+		t.noHostVerify = true
+	}
+	return nil
 }
 
 // inlinePEM restores the line breaks of a PEM block written on one
@@ -301,9 +334,7 @@ func configSecretWarning(path string, props []property) string {
 	}
 	var secrets []string
 	for _, p := range props {
-		switch {
-		case p.key == "sasl.jaas.config" && strings.Contains(p.value, "password"),
-			p.key == "ssl.keystore.key", p.key == "ssl.key.password":
+		if secretKey(p) {
 			secrets = append(secrets, p.key)
 		}
 	}
@@ -316,8 +347,8 @@ func configSecretWarning(path string, props []property) string {
 
 // checkPEMStore accepts a PEM store and refuses a JKS or PKCS12 one with the
 // commands that convert it. Kafka's default store type is JKS, so an untyped
-// store is sniffed.
-func checkPEMStore(path, typ string) error {
+// store is sniffed. prefix and caFlag name the settings in the hint.
+func checkPEMStore(path, typ, prefix, caFlag string) error {
 	switch strings.ToUpper(typ) {
 	case "PEM":
 		return nil
@@ -336,7 +367,7 @@ func checkPEMStore(path, typ string) error {
 	if kind == "" {
 		kind = "JKS"
 	}
-	return fmt.Errorf("%s is a %s store; kql reads PEM only: "+pemConvertHint, path, kind, path)
+	return fmt.Errorf("%s is a %s store; kql reads PEM only: %s", path, kind, fmt.Sprintf(pemConvertHint, path, prefix, caFlag))
 }
 
 func splitBootstrap(s string) []string {
@@ -350,9 +381,11 @@ func splitBootstrap(s string) []string {
 }
 
 // resolveSettings merges defaults, environment, command config and flags.
-// promptPassword is called only when a SASL password is needed and
-// $KQL_SASL_PASSWORD is not set; it returns an error off a terminal.
-func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(user string) (string, error)) (*connSettings, error) {
+// promptPassword is called only when a password is needed and its variable
+// ($KQL_SASL_PASSWORD, $KQL_SCHEMA_REGISTRY_PASSWORD) is not set; what
+// names whose password it is ("SASL user"); it returns an error off a
+// terminal.
+func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(what, user, env string) (string, error)) (*connSettings, error) {
 	s := connSettings{bootstrap: []string{"localhost:9092"}, clientID: "kql"}
 	if env := splitBootstrap(getenv("KQL_BOOTSTRAP")); len(env) > 0 {
 		s.bootstrap = env
@@ -365,9 +398,9 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		if f.clientID != "" {
 			s.clientID = f.clientID
 		}
-		s.tls, s.caFile, s.certFile, s.keyFile, s.keystoreFile, s.noHostVerify = f.tls, f.caFile, f.certFile, f.keyFile, f.keystoreFile, f.noHostVerify
-		s.caPEM, s.caSource, s.certPEM, s.keyPEM = f.caPEM, f.caSource, f.certPEM, f.keyPEM
+		s.tls, s.tlsSettings = f.tls, f.tlsSettings
 		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword, s.passwordSource = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword, f.passwordSource
+		s.registry = f.registry
 	}
 	if o.bootstrapSet {
 		s.bootstrap = splitBootstrap(o.bootstrap)
@@ -419,12 +452,15 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "$KQL_SASL_PASSWORD"
 		}
 		if !s.havePassword {
-			pw, err := promptPassword(s.saslUser)
+			pw, err := promptPassword("SASL user", s.saslUser, "KQL_SASL_PASSWORD")
 			if err != nil {
 				return nil, err
 			}
 			s.saslPassword, s.havePassword, s.passwordSource = pw, true, "the password prompt"
 		}
+	}
+	if err := resolveRegistry(&s, o, getenv, promptPassword); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }
@@ -474,7 +510,7 @@ func saslMechanism(name, user, pass string) (sasl.Mechanism, error) {
 	return nil, fmt.Errorf("unknown SASL mechanism %q", name)
 }
 
-func (s *connSettings) tlsConfig() (*tls.Config, error) {
+func (s *tlsSettings) tlsConfig() (*tls.Config, error) {
 	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: s.serverName, InsecureSkipVerify: s.skipVerify}
 	if s.caFile != "" && !s.skipVerify {
 		pem, err := os.ReadFile(s.caFile)
@@ -495,7 +531,7 @@ func (s *connSettings) tlsConfig() (*tls.Config, error) {
 	case len(s.certPEM) > 0:
 		cert, err := tls.X509KeyPair(s.certPEM, s.keyPEM)
 		if err != nil {
-			return nil, fmt.Errorf("TLS client certificate (ssl.keystore.certificate.chain, ssl.keystore.key): %w", err)
+			return nil, fmt.Errorf("TLS client certificate (%sssl.keystore.certificate.chain, %[1]sssl.keystore.key): %w", s.keyPrefix, err)
 		}
 		tc.Certificates = []tls.Certificate{cert}
 	case s.certFile != "":
@@ -522,7 +558,7 @@ func (s *connSettings) tlsConfig() (*tls.Config, error) {
 		tc.InsecureSkipVerify = true
 		tc.VerifyConnection = func(cs tls.ConnectionState) error {
 			if len(cs.PeerCertificates) == 0 {
-				return errors.New("broker sent no certificate")
+				return errors.New("the server sent no certificate")
 			}
 			inter := x509.NewCertPool()
 			for _, c := range cs.PeerCertificates[1:] {

@@ -13,6 +13,7 @@ import (
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 // fakeExec answers statements from a table keyed by statement type, records
@@ -94,14 +95,19 @@ func newFakeExec() *fakeExec {
 
 // harness runs the real command in-process with a fake cluster.
 type harness struct {
-	t         *testing.T
-	exec      *fakeExec
-	dials     []kafka.Config
-	dialErr   error
-	env       map[string]string
-	stdin     string
-	tty       bool // stdin, stdout and stderr are terminals
-	interrupt chan struct{}
+	t       *testing.T
+	exec    *fakeExec
+	dials   []kafka.Config
+	dialErr error
+	// registries are the schema registries connections were given, one
+	// per connection made while one was configured.
+	registries []*schema.Registry
+	// playgroundRegistry is the registry URL the fake playground reports.
+	playgroundRegistry string
+	env                map[string]string
+	stdin              string
+	tty                bool // stdin, stdout and stderr are terminals
+	interrupt          chan struct{}
 }
 
 func newHarness(t *testing.T) *harness {
@@ -137,10 +143,11 @@ func (h *harness) runWithDial(args []string, dial func(kafka.Config) (*connectio
 			if h.dialErr != nil {
 				return nil, h.dialErr
 			}
-			return &connection{exec: h.exec, setTrace: h.exec.setTrace, close: func() {}, bootstrap: cfg.Bootstrap}, nil
+			return &connection{exec: h.exec, setTrace: h.exec.setTrace, close: func() {}, bootstrap: cfg.Bootstrap,
+				setRegistry: func(r *schema.Registry) { h.registries = append(h.registries, r) }}, nil
 		},
-		playground: func(context.Context) ([]string, func(), error) {
-			return []string{"127.0.0.1:1111"}, func() {}, nil
+		playground: func(context.Context) (*playgroundRun, error) {
+			return &playgroundRun{bootstrap: []string{"127.0.0.1:1111"}, registryURL: h.playgroundRegistry, stop: func() {}}, nil
 		},
 		statementContext: func(parent context.Context) (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(parent)

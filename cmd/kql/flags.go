@@ -29,6 +29,10 @@ type options struct {
 	saslMechanism string
 	saslUser      string
 
+	schemaRegistry     []string // URLs, checked and without user info after parseFlags
+	schemaRegistryUser string
+	schemaRegistryCA   string
+
 	timeout     time.Duration
 	clientID    string
 	clientIDSet bool
@@ -71,6 +75,27 @@ func (f scriptFlag) Set(v string) error {
 	return nil
 }
 
+// urlListFlag collects URLs from a repeatable flag that also takes a
+// comma-separated list. It does not check them: pflag would quote a bad
+// value in its error, and a URL may hold a password; parseFlags checks them.
+type urlListFlag struct{ list *[]string }
+
+func (f urlListFlag) String() string { return "" }
+func (f urlListFlag) Type() string   { return "URL" }
+func (f urlListFlag) Set(v string) error {
+	n := 0
+	for _, u := range strings.Split(v, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			*f.list = append(*f.list, u)
+			n++
+		}
+	}
+	if n == 0 {
+		return errors.New("empty URL list (want http://host:port[,http://host:port...])")
+	}
+	return nil
+}
+
 // choiceFlag is a string flag limited to a few values, so that a wrong value
 // is rejected by the parser with the flag's name in the message.
 type choiceFlag struct {
@@ -110,6 +135,9 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.tlsInsecureSkipVerify, "tls-insecure-skip-verify", false, "do not verify broker certificates (implies --tls; unsafe)")
 	fs.StringVar(&o.saslMechanism, "sasl-mechanism", "", "SASL `MECHANISM`: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	fs.StringVar(&o.saslUser, "sasl-user", "", "SASL `USER`; the password comes from $KQL_SASL_PASSWORD or a prompt")
+	fs.Var(urlListFlag{&o.schemaRegistry}, "schema-registry", "decode (and encode) keys and values through the schema registry at `URL` (repeatable, or URL,URL,...)")
+	fs.StringVar(&o.schemaRegistryUser, "schema-registry-user", "", "schema registry basic-auth `USER`; the password comes from $KQL_SCHEMA_REGISTRY_PASSWORD or a prompt")
+	fs.StringVar(&o.schemaRegistryCA, "schema-registry-ca", "", "trust the CA certificates in PEM `FILE` for an https schema registry")
 	fs.DurationVar(&o.timeout, "timeout", 0, "cancel a statement that runs longer than `DURATION` (e.g. 30s; default 0: no limit)")
 	fs.StringVar(&o.clientID, "client-id", "kql", "client id `NAME` the brokers see (default kql)")
 	fs.BoolVar(&o.keepGoing, "keep-going", false, "in scripts, run the remaining statements after one fails")
@@ -149,11 +177,29 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 		return nil, fs, usagef("--bootstrap: empty address list (want host:port[,host:port...])")
 	}
 	if o.playground {
-		for _, name := range []string{"bootstrap", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user"} {
+		for _, name := range []string{"bootstrap", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user",
+			"schema-registry", "schema-registry-user", "schema-registry-ca"} {
 			if fs.Changed(name) {
-				return nil, fs, usagef("--playground starts its own cluster: it cannot be combined with --%s", name)
+				return nil, fs, usagef("--playground starts its own cluster and schema registry: it cannot be combined with --%s", name)
 			}
 		}
+	}
+	for i, raw := range o.schemaRegistry {
+		u, user, err := registryURL(raw)
+		if err != nil {
+			return nil, fs, usagef("--schema-registry: %v", err)
+		}
+		if user != nil {
+			return nil, fs, usagef("--schema-registry %s: the URL holds a user name or password: give the user with --schema-registry-user and the password in $%s (a password on the command line shows in ps and in the shell's history)",
+				redactURL(raw), registryPasswordEnv)
+		}
+		o.schemaRegistry[i] = u
+	}
+	if fs.Changed("schema-registry-user") && strings.TrimSpace(o.schemaRegistryUser) == "" {
+		return nil, fs, usagef("--schema-registry-user: must not be empty")
+	}
+	if fs.Changed("schema-registry-ca") && o.schemaRegistryCA == "" {
+		return nil, fs, usagef("--schema-registry-ca: empty path")
 	}
 	if o.timeout < 0 {
 		return nil, fs, usagef("--timeout: must not be negative, got %s", o.timeout)
@@ -223,6 +269,8 @@ Flags:
 Environment:
   KQL_BOOTSTRAP       default for --bootstrap
   KQL_SASL_PASSWORD   the SASL password (there is no flag for it)
+  KQL_SCHEMA_REGISTRY_PASSWORD
+                      the schema registry password of --schema-registry-user (no flag either)
   NO_COLOR            turns colour off, as --color never
 
 Exit codes: 0 every statement succeeded; 1 a statement failed or a result was partial;

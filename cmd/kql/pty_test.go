@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	osexec "os/exec"
@@ -18,6 +19,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/kql-dev/kql/schema"
 )
 
 // These tests run the real kql binary on a pseudo-terminal, which is the only
@@ -379,10 +384,60 @@ func TestPTYSASLPasswordIsPromptedWithoutEcho(t *testing.T) {
 	}
 }
 
+// TestPTYSchemaRegistryPasswordIsPromptedWithoutEcho: --schema-registry-user
+// without $KQL_SCHEMA_REGISTRY_PASSWORD asks on the terminal, as the SASL
+// password does; the banner names the registry and the password's source.
+func TestPTYSchemaRegistryPasswordIsPromptedWithoutEcho(t *testing.T) {
+	c, boot := ptyCluster(t)
+	fake := srfake.New(srfake.WithAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("bob:pw-0f-bob"))))
+	t.Cleanup(fake.Close)
+	id, _, err := fake.RegisterSchema("orders-value", sr.Schema{Type: sr.TypeAvro, Schema: scriptAvroSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := schema.Open(schema.Config{URLs: []string{fake.URL()}, User: "bob", Password: "pw-0f-bob"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	enc, err := reg.Encode(ctx, schema.Ref{ID: id}, []byte(`{"n":7,"amount":"7.25"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "orders", Key: []byte("k"), Value: enc.Bytes}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history", "--schema-registry", fake.URL(), "--schema-registry-user", "bob")
+	s.expect(`Password for schema registry user bob: `)
+	s.send("pw-0f-bob\r")
+	s.expect(`connected to cluster`)
+	s.expect(`schema registry: http://127\.0\.0\.1:\d+, as bob \(basic authentication, password from the password prompt\)`)
+	s.expect(prompt)
+	s.send("\\format jsonl\r")
+	s.expect(prompt)
+	s.send("CONSUME orders;\r")
+	s.expect(`"value":\{"n":7,"amount":7\.25\}`)
+	s.expect(prompt)
+	if strings.Contains(s.text(), "pw-0f-bob") || strings.Contains(s.text(), "warning") {
+		t.Fatalf("the password was echoed, or a warning:\n%s", s.text())
+	}
+	s.send("\x04")
+	if err := s.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPTYPlayground(t *testing.T) {
 	s := startPTY(t, nil, "--playground", "--no-history")
-	s.expect(`playground: .* running at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+`)
+	s.expect(`playground: .* running at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+ with a schema registry at http://127\.0\.0\.1:\d+ `)
 	s.expect(`connected to cluster kql-playground \(3 brokers\)`)
+	s.expect(`schema registry: http://127\.0\.0\.1:\d+ \(the playground's\)`)
 	s.expect(prompt)
 	s.send("SHOW GROUPS;\r")
 	s.expect(`warehouse-sync`)

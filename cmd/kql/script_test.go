@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	osexec "os/exec"
 	"path/filepath"
@@ -19,8 +21,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/schema"
 )
 
 // TestMain lets testscript run the real kql command: the test binary,
@@ -42,6 +47,15 @@ var updateScripts = flag.Bool("update", false, "rewrite the files that cmp compa
 
 type clusterKey struct{}
 
+// registriesKey holds a script's schema registries by name: what the avro
+// command needs to register and encode with them.
+type registriesKey struct{}
+
+type scriptRegistry struct {
+	fake *srfake.Registry
+	cfg  schema.Config // how to reach it, credentials and CA included
+}
+
 // TestScripts runs testdata/script/*.txtar. Each script gets its own
 // 3-broker kfake cluster in $KQL_BOOTSTRAP, and these commands:
 //
@@ -52,6 +66,12 @@ type clusterKey struct{}
 //	cluster NAME [sasl MECHANISM USER PASS] [tls|mtls]
 //	                                        start another cluster: $NAME_BOOTSTRAP; with tls or mtls (client
 //	                                        certificates required) $WORK/NAME-ca.pem, NAME-cert.pem, NAME-key.pem
+//	registry NAME [basic USER PASS | bearer TOKEN] [tls]
+//	                                        start a schema registry (srfake) wanting those credentials: $NAME_URL,
+//	                                        and $WORK/NAME.properties with schema.registry.url, the credentials and,
+//	                                        with tls, schema.registry.ssl.truststore.location=NAME-ca.pem
+//	avro REGISTRY TOPIC N                   register an Avro record {n: long, amount: decimal(9,2)} as TOPIC-value
+//	                                        and produce N records: key kI, value {"n":I,"amount":I.50} encoded with it
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("..", "..", "testdata", "script"),
@@ -64,6 +84,7 @@ func TestScripts(t *testing.T) {
 			}
 			env.Defer(c.Close)
 			env.Values[clusterKey{}] = c
+			env.Values[registriesKey{}] = map[string]*scriptRegistry{}
 			env.Setenv("KQL_BOOTSTRAP", strings.Join(c.ListenAddrs(), ","))
 			env.Setenv("NO_COLOR", "")
 			env.Setenv("HOME", env.WorkDir) // a history file never lands in the real home
@@ -71,11 +92,13 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"topic":   cmdTopic,
-			"produce": cmdProduce,
-			"commit":  cmdCommit,
-			"cluster": cmdCluster,
-			"exits":   cmdExits,
+			"topic":    cmdTopic,
+			"produce":  cmdProduce,
+			"commit":   cmdCommit,
+			"cluster":  cmdCluster,
+			"exits":    cmdExits,
+			"registry": cmdRegistry,
+			"avro":     cmdAvro,
 		},
 	})
 }
@@ -206,4 +229,93 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: registry NAME [basic USER PASS | bearer TOKEN] [tls]")
+	}
+	name := args[0]
+	var opts []srfake.Option
+	props := ""
+	cfg := schema.Config{}
+	useTLS := false
+	for rest := args[1:]; len(rest) > 0; {
+		switch rest[0] {
+		case "basic":
+			if len(rest) < 3 {
+				ts.Fatalf("basic needs USER PASS")
+			}
+			opts = append(opts, srfake.WithAuth("Basic "+base64.StdEncoding.EncodeToString([]byte(rest[1]+":"+rest[2]))))
+			props += "basic.auth.credentials.source=USER_INFO\nbasic.auth.user.info=" + rest[1] + ":" + rest[2] + "\n"
+			cfg.User, cfg.Password = rest[1], rest[2]
+			rest = rest[3:]
+		case "bearer":
+			if len(rest) < 2 {
+				ts.Fatalf("bearer needs TOKEN")
+			}
+			opts = append(opts, srfake.WithAuth("Bearer "+rest[1]))
+			props += "bearer.auth.credentials.source=STATIC_TOKEN\nbearer.auth.token=" + rest[1] + "\n"
+			cfg.BearerToken = rest[1]
+			rest = rest[2:]
+		case "tls":
+			useTLS = true
+			rest = rest[1:]
+		default:
+			ts.Fatalf("unknown registry option %q", rest[0])
+		}
+	}
+	fake := srfake.NewRegistry(opts...)
+	srv := httptest.NewUnstartedServer(fake.Handler())
+	if useTLS {
+		pki, err := makeTestPKI()
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(name+"-ca.pem"), pki.caPEM, 0o644))
+		srv.TLS = pki.server
+		srv.StartTLS()
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pki.caPEM)
+		cfg.TLS = &tls.Config{RootCAs: pool}
+		props += "schema.registry.ssl.truststore.type=PEM\nschema.registry.ssl.truststore.location=" + name + "-ca.pem\n"
+	} else {
+		srv.Start()
+	}
+	ts.Defer(srv.Close)
+	cfg.URLs = []string{srv.URL}
+	ts.Check(os.WriteFile(ts.MkAbs(name+".properties"), []byte("schema.registry.url="+srv.URL+"\n"+props), 0o600))
+	ts.Setenv(strings.ToUpper(name)+"_URL", srv.URL)
+	ts.Value(registriesKey{}).(map[string]*scriptRegistry)[name] = &scriptRegistry{fake: fake, cfg: cfg}
+}
+
+const scriptAvroSchema = `{"type":"record","name":"Rec","fields":[
+ {"name":"n","type":"long"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}}]}`
+
+func cmdAvro(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: avro REGISTRY TOPIC N")
+	}
+	r := ts.Value(registriesKey{}).(map[string]*scriptRegistry)[args[0]]
+	if r == nil {
+		ts.Fatalf("no registry %q", args[0])
+	}
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	id, _, err := r.fake.RegisterSchema(args[1]+"-value", sr.Schema{Type: sr.TypeAvro, Schema: scriptAvroSchema})
+	ts.Check(err)
+	reg, err := schema.Open(r.cfg)
+	ts.Check(err)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = scriptRecord(args[1], i)
+		enc, err := reg.Encode(ctx, schema.Ref{ID: id}, []byte(fmt.Sprintf(`{"n":%d,"amount":"%d.50"}`, i, i)))
+		ts.Check(err)
+		recs[i].Value = enc.Bytes
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(scriptCluster(ts).ListenAddrs()...))
+	ts.Check(err)
+	defer cl.Close()
+	ts.Check(cl.ProduceSync(ctx, recs...).FirstErr())
 }

@@ -98,3 +98,47 @@ func TestCommandConfigInlineTruststore(t *testing.T) {
 		t.Errorf("a broken inline CA: want an error naming the key, got %v", err)
 	}
 }
+
+// TestRegistrySecretsNeverShown: the schema registry's password, token or
+// URL user info appear in no error, warning or banner, whichever way they
+// were given and whatever went wrong.
+func TestRegistrySecretsNeverShown(t *testing.T) {
+	const secret = "Sup3r-Secr3t"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, props string
+		args        []string
+		code        int
+		want        string
+	}{
+		{"user info without a colon", "schema.registry.url=http://127.0.0.1:1\nbasic.auth.user.info=" + secret + "\n", nil, exitUsage, "basic.auth.user.info"},
+		{"user info in a bad URL", "schema.registry.url=http://bob:" + secret + "@127.0.0.1:port\n", nil, exitUsage, "schema.registry.url"},
+		{"user info in URLs that differ", "schema.registry.url=http://bob:" + secret + "@h1:1,http://bob:x@h2:1\n", nil, exitUsage, "different user info"},
+		{"token and user info", "schema.registry.url=http://127.0.0.1:1\nbasic.auth.user.info=bob:" + secret + "\nbearer.auth.token=" + secret + "\n", nil, exitUsage, "not both"},
+		{"unreachable, credentials in the URL", "schema.registry.url=http://bob:" + secret + "@127.0.0.1:1\n", nil, 0, "could not be reached"},
+		{"unreachable, user info", "schema.registry.url=http://127.0.0.1:1\nbasic.auth.user.info=bob:" + secret + "\n", nil, 0, "could not be reached"},
+		{"unreachable, token", "schema.registry.url=http://127.0.0.1:1\nbearer.auth.token=" + secret + "\n", nil, 0, "could not be reached"},
+		{"password in the flag's URL", "", []string{"--schema-registry", "http://bob:" + secret + "@127.0.0.1:1"}, exitUsage, "--schema-registry"},
+		{"password in an unparsable flag URL", "", []string{"--schema-registry", "http://bob:" + secret + "@127.0.0.1:port"}, exitUsage, "--schema-registry"},
+	} {
+		args := append([]string{}, tc.args...)
+		if tc.props != "" {
+			cfg := filepath.Join(dir, "c.properties")
+			if err := os.WriteFile(cfg, []byte(tc.props), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args = append(args, "--command-config", cfg)
+		}
+		h := newHarness(t)
+		h.tty = true // the banner too
+		r := h.run(append(args, "--no-history", "-e", "SHOW TOPICS;")...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%s: want exit %d and %q:\n%s", tc.name, tc.code, tc.want, r)
+		}
+		for _, part := range []string{secret, secret[5:], "Sup3r"} {
+			if strings.Contains(r.stderr, part) || strings.Contains(r.stdout, part) {
+				t.Errorf("%s: (part of) the secret %q is shown:\n%s", tc.name, part, r)
+			}
+		}
+	}
+}
