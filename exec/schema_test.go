@@ -38,7 +38,9 @@ func newCountingRegistry(t *testing.T, target string) *countingRegistry {
 	u, err := url.Parse(target)
 	require.NoError(t, err)
 	c := &countingRegistry{paths: make(chan string, 10000)}
-	proxy := httputil.NewSingleHostReverseProxy(u)
+	// The proxy forwards paths as they come: kql's requests already carry
+	// the registry's base path (Apicurio's /apis/ccompat/v7).
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.requests.Add(1)
 		select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kql-dev/kql/exec"
 	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/schema"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/render"
 	"github.com/kql-dev/kql/result"
@@ -66,6 +67,11 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 			waits.observe(ev)
 		})
 		defer a.conn.setTrace(nil)
+	}
+	// Registry requests are HTTP, not Kafka: \trace shows them too.
+	if a.reg != nil && a.tracing {
+		a.reg.SetTrace(a.printRegistryTrace)
+		defer a.reg.SetTrace(nil)
 	}
 	start := time.Now()
 	res, err := a.conn.exec.Execute(ctx, stmt)
@@ -192,6 +198,20 @@ func (a *app) printTrace(ev kafka.TraceEvent) {
 			items = items[:show]
 		}
 		fmt.Fprintf(&b, " [%s%s]", strings.Join(items, " "), more)
+	}
+	fmt.Fprintf(&b, " %s", formatDuration(ev.Duration))
+	if ev.Err != nil {
+		fmt.Fprintf(&b, " error: %v", ev.Err)
+	}
+	b.WriteByte('\n')
+	a.stderr.Write([]byte(b.String()))
+}
+
+func (a *app) printRegistryTrace(ev schema.TraceEvent) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace: registry %s %s -> %s", ev.Method, ev.Path, ev.Host)
+	if ev.Status != 0 {
+		fmt.Fprintf(&b, " %d", ev.Status)
 	}
 	fmt.Fprintf(&b, " %s", formatDuration(ev.Duration))
 	if ev.Err != nil {
