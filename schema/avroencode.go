@@ -93,9 +93,28 @@ func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
 		if !ok {
 			return nil, avroErr(path, "an object for record "+s.FullName(), v)
 		}
-		known := map[string]bool{}
+		// Unknown fields first: a misspelt field name is the likelier
+		// mistake, and naming it says more than "the real one is missing".
+		// The error carries the record's path (lines[0]), like every other.
+		known := make(map[string]bool, len(s.Fields()))
 		for _, f := range s.Fields() {
 			known[f.Name()] = true
+		}
+		var extra []string
+		for k := range obj {
+			if !known[k] {
+				extra = append(extra, k)
+			}
+		}
+		if len(extra) > 0 {
+			sort.Strings(extra)
+			err := fmt.Errorf("record %s has no field %s", s.FullName(), strings.Join(extra, ", "))
+			if path != "" {
+				return nil, &FieldError{Path: path, Err: err}
+			}
+			return nil, err
+		}
+		for _, f := range s.Fields() {
 			fv, present := obj[f.Name()]
 			if !present {
 				if !f.HasDefault() {
@@ -107,16 +126,6 @@ func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
 			if dst, err = avroEncode(dst, f.Type(), fv, join(path, f.Name())); err != nil {
 				return nil, err
 			}
-		}
-		var extra []string
-		for k := range obj {
-			if !known[k] {
-				extra = append(extra, k)
-			}
-		}
-		if len(extra) > 0 {
-			sort.Strings(extra)
-			return nil, fmt.Errorf("record %s has no field %s", s.FullName(), strings.Join(extra, ", "))
 		}
 		return dst, nil
 	case *avro.EnumSchema:
