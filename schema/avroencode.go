@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"reflect"
@@ -36,7 +37,9 @@ func parseJSON(text []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	if d.More() {
+	// Token, not More: More is false before a stray ] or }, which would
+	// then be dropped without a word.
+	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("not one JSON value: text follows it at byte %d", d.InputOffset())
 	}
 	return v, nil
