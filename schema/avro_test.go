@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -470,4 +471,47 @@ func TestAvroSchemaEvolution(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, `{"id":2,"email":"none"}`, string(out))
 	}
+}
+
+// Bytes a schema does not describe must end in an error soon, whatever the
+// schema: not in a stack overflow (which Go cannot recover from: it ends
+// kql) nor in hundreds of megabytes of output.
+func TestAvroHostilePayloadsEndSoon(t *testing.T) {
+	list := avroCodecFor(t, `{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}`)
+
+	// A legitimately long list decodes.
+	out, err := list.appendJSON(nil, append(bytesOf(2, 5000), 0))
+	require.NoError(t, err)
+	require.True(t, json.Valid(out))
+	require.Equal(t, 5001, strings.Count(string(out), "{"))
+
+	// A 1 MiB payload of union index 1 nests a record per byte: it used
+	// to overflow the goroutine stack ("fatal error: stack overflow").
+	_, err = list.appendJSON(nil, append(bytesOf(2, 1<<20), 0))
+	require.ErrorContains(t, err, "nested more than")
+
+	// Arrays of items that take no bytes: many blocks, each with a count
+	// near the old per-block limit, made 335 MB of output from 3 kB.
+	nulls := avroCodecFor(t, `{"type":"array","items":"null"}`)
+	var p []byte
+	for len(p) < 3000 {
+		p = binary.AppendVarint(p, 65536+int64(3000-len(p))-10)
+	}
+	out, err = nulls.appendJSON(nil, p)
+	require.Error(t, err)
+	require.Less(t, len(out), 1<<20)
+
+	// A block count of -2^63 (whose negation is itself) is an error.
+	p = binary.AppendVarint(nil, math.MinInt64)
+	p = binary.AppendVarint(p, 1)
+	_, err = nulls.appendJSON(nil, append(p, 0))
+	require.Error(t, err)
+}
+
+func bytesOf(b byte, n int) []byte {
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = b
+	}
+	return p
 }
