@@ -266,6 +266,13 @@ func (r *avroReader) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 		if r.err != nil {
 			return dst
 		}
+		// An int is 32 bits (hamba says "int overflow"): a bigger one is
+		// bytes the schema does not describe, and shown as it was it
+		// would not write back (PRODUCE refuses it for an int).
+		if s.Type() == avro.Int && (v < math.MinInt32 || v > math.MaxInt32) {
+			r.fail(fmt.Errorf("%d does not fit an int (32 bits): the schema does not describe these bytes", v))
+			return dst
+		}
 		switch logical {
 		case avro.Date:
 			return appendQuotedTime(dst, time.Unix(v*86400, 0).UTC(), "2006-01-02")

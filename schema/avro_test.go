@@ -415,6 +415,12 @@ func TestAvroBadPayloadsFailWithoutPanic(t *testing.T) {
 	// A varint longer than 10 bytes.
 	_, err = avroCodecFor(t, `"long"`).appendJSON(nil, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	require.Error(t, err)
+	// An int beyond 32 bits is not an int (it would not write back).
+	_, err = avroCodecFor(t, `"int"`).appendJSON(nil, binary.AppendVarint(nil, math.MaxInt32+1))
+	require.ErrorContains(t, err, "does not fit an int")
+	out, err := avroCodecFor(t, `"int"`).appendJSON(nil, binary.AppendVarint(nil, math.MinInt32))
+	require.NoError(t, err)
+	require.Equal(t, "-2147483648", string(out))
 	// A block count far beyond the bytes left.
 	_, err = avroCodecFor(t, `{"type":"array","items":"null"}`).appendJSON(nil, []byte{0xfe, 0xff, 0xff, 0xff, 0x0f})
 	require.Error(t, err)
