@@ -115,9 +115,13 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 	e.once.Do(func() {
 		e.codec, e.err = r.compile(ctx, id)
 	})
-	if e.err != nil && IsUnreachable(e.err) {
-		// A registry that could not be reached may answer later: forget
-		// the failure so the next statement asks again.
+	if e.err != nil && (statementWide(e.err) || errors.Is(e.err, context.Canceled)) {
+		// A registry that could not be reached, or refused us, may answer
+		// later, and a fetch cut short by its statement's cancellation
+		// says nothing about the schema: forget the failure so the next
+		// statement asks again. (A cancelled fetch was kept, and every
+		// later statement of the session failed its records with
+		// "context canceled" without asking; so was a 401 or 403.)
 		r.mu.Lock()
 		if r.byID[id] == e {
 			delete(r.byID, id)
