@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
@@ -53,6 +54,7 @@ type Registry struct {
 // it gave (a schema that does not compile will not compile on a second try).
 type codecEntry struct {
 	once  sync.Once
+	done  atomic.Bool // codec and err are set
 	codec codec
 	err   error
 }
@@ -114,6 +116,7 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 	r.mu.Unlock()
 	e.once.Do(func() {
 		e.codec, e.err = r.compile(ctx, id)
+		e.done.Store(true)
 	})
 	if e.err != nil && (statementWide(e.err) || errors.Is(e.err, context.Canceled)) {
 		// A registry that could not be reached, or refused us, may answer
@@ -129,6 +132,18 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 		r.mu.Unlock()
 	}
 	return e.codec, e.err
+}
+
+// compiled returns schema id's codec if it is compiled already, without
+// asking the registry.
+func (r *Registry) compiled(id int) codec {
+	r.mu.Lock()
+	e := r.byID[id]
+	r.mu.Unlock()
+	if e == nil || !e.done.Load() || e.err != nil {
+		return nil
+	}
+	return e.codec
 }
 
 // compile fetches schema id with its references and compiles it.
