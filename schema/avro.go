@@ -45,7 +45,7 @@ func compileAvro(s sr.Schema, refs []reference) (codec, error) {
 	}
 	sch, err := avro.ParseWithCache(s.Schema, "", cache)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the Avro schema does not compile: %w", err)
 	}
 	return &avroCodec{schema: sch}, nil
 }

@@ -146,21 +146,18 @@ func (r *Registry) compiled(id int) codec {
 	return e.codec
 }
 
-// compile fetches schema id with its references and compiles it.
+// compile fetches schema id with its references and compiles it. Its
+// errors do not name the id: the callers (Decode, Encode) do, once.
 func (r *Registry) compile(ctx context.Context, id int) (codec, error) {
 	s, err := r.cl.SchemaByID(ctx, id)
 	if err != nil {
-		return nil, r.wrap(fmt.Sprintf("schema id %d", id), err)
+		return nil, r.wrap("", err)
 	}
 	refs, err := r.references(ctx, s.References, map[string]bool{})
 	if err != nil {
-		return nil, fmt.Errorf("schema id %d: %w", id, err)
+		return nil, err
 	}
-	c, err := compileSchema(s, refs)
-	if err != nil {
-		return nil, fmt.Errorf("schema id %d (%s): %w", id, typeName(s.Type), err)
-	}
-	return c, nil
+	return compileSchema(s, refs)
 }
 
 // reference is one schema a schema imports, by the name it imports it as.
@@ -201,6 +198,15 @@ func (r *Registry) references(ctx context.Context, refs []sr.SchemaReference, se
 func (r *Registry) wrap(what string, err error) error {
 	if IsUnreachable(err) {
 		return &UnreachableError{URLs: r.urls, Err: err}
+	}
+	var re *sr.ResponseError
+	if errors.As(err, &re) && (re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden) {
+		// The registry's own text ("User not authorized") names neither
+		// the registry nor the credentials.
+		err = fmt.Errorf("schema registry %s refused kql's credentials (HTTP %d %s): %w", r.urls, re.StatusCode, http.StatusText(re.StatusCode), err)
+	}
+	if what == "" {
+		return err
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

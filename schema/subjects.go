@@ -61,7 +61,10 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 		if IsNotFound(err) {
 			return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
 		}
-		return out, err
+		if IsUnreachable(err) {
+			return out, err
+		}
+		return out, fmt.Errorf("schema id %d: %w", id, err)
 	}
 	body, err := c.encode(nil, text)
 	if err != nil {
