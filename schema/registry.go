@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,12 +65,36 @@ func Open(cfg Config) (*Registry, error) {
 	if len(cfg.URLs) == 0 {
 		return nil, errors.New("no schema registry URL")
 	}
-	for _, u := range cfg.URLs {
+	if cfg.BearerToken != "" && cfg.User != "" {
+		return nil, errors.New("schema registry: give a user and password or a bearer token, not both (the token would win silently)")
+	}
+	urls := make([]string, len(cfg.URLs))
+	for i, u := range cfg.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return nil, fmt.Errorf("schema registry URL %q: want http://host:port[/path] or https://...", u)
 		}
+		if port := p.Port(); port != "" {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("schema registry URL %q: port %s is not a number from 1 to 65535", u, port)
+			}
+		}
+		// A user and password in the URL become basic authentication and
+		// leave the URL: kept in it, the password was in every message
+		// that named the registry, here and in pkg/sr's own error text.
+		if p.User != nil {
+			pass, _ := p.User.Password()
+			switch {
+			case cfg.User == "" && cfg.BearerToken == "":
+				cfg.User, cfg.Password = p.User.Username(), pass
+			case cfg.User != p.User.Username() || cfg.Password != pass:
+				return nil, fmt.Errorf("schema registry URL %s: its user and password differ from the ones given otherwise", p.Redacted())
+			}
+			p.User = nil
+		}
+		urls[i] = p.String()
 	}
+	cfg.URLs = urls
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
