@@ -104,7 +104,7 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 				return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
 			}
 			de := &DecodeError{ID: id, Err: err}
-			if IsNotFound(err) {
+			if idNotFound(err) {
 				de.Err = fmt.Errorf("the registry %s does not know this schema id", d.reg.urls)
 			}
 			d.failed[id] = de

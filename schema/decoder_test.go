@@ -293,3 +293,30 @@ func countOf(s, sub string) int {
 	}
 	return n
 }
+
+// A schema whose reference is gone is not "an id the registry does not
+// know": the message names the reference.
+func TestDecodeMissingReference(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "address", sr.Schema{Type: sr.TypeAvro, Schema: `{"type":"record","name":"Address","fields":[{"name":"city","type":"string"}]}`})
+	id := f.register(t, "people-value", sr.Schema{Type: sr.TypeAvro, Schema: `{"type":"record","name":"P","fields":[{"name":"a","type":"Address"}]}`,
+		References: []sr.SchemaReference{{Name: "Address", Subject: "address", Version: 1}}})
+	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/subjects/address/versions/1" {
+			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40401,"message":"Subject 'address' not found."}`))
+			return true
+		}
+		return false
+	})
+	reg := f.open(t)
+	_, _, _, err := reg.NewDecoder(t.Context()).Decode(nil, wire(id, []byte{2, 'x'}))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `reference "Address"`)
+	require.NotContains(t, err.Error(), "does not know this schema id")
+	_, err = reg.Encode(t.Context(), Ref{ID: id}, []byte(`{"a":{"city":"x"}}`))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `reference "Address"`)
+	require.NotContains(t, err.Error(), "does not know it")
+}

@@ -180,9 +180,25 @@ func (r *Registry) compile(ctx context.Context, id int) (codec, error) {
 	}
 	refs, err := r.references(ctx, s.References, map[string]bool{})
 	if err != nil {
-		return nil, err
+		return nil, &referenceError{err}
 	}
 	return compileSchema(s, refs)
+}
+
+// referenceError is a failure to fetch one of a schema's references. A 404
+// in it is the reference's: the schema id itself is known, and "the
+// registry does not know this schema id" (what Decode and Encode said for
+// any 404) sent the user looking for the wrong thing.
+type referenceError struct{ err error }
+
+func (e *referenceError) Error() string { return e.err.Error() }
+func (e *referenceError) Unwrap() error { return e.err }
+
+// idNotFound reports whether err is the registry not knowing the schema id
+// asked for (not one of its references).
+func idNotFound(err error) bool {
+	var re *referenceError
+	return IsNotFound(err) && !errors.As(err, &re)
 }
 
 // reference is one schema a schema imports, by the name it imports it as.

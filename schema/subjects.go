@@ -58,7 +58,7 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 	}
 	c, err := r.codecFor(ctx, id)
 	if err != nil {
-		if IsNotFound(err) {
+		if idNotFound(err) {
 			return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
 		}
 		if IsUnreachable(err) {
