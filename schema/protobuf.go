@@ -143,9 +143,12 @@ func (c *protoCodec) encode(dst []byte, text []byte) ([]byte, error) {
 			}
 			continue
 		}
+		// The index only (the caller writes the magic byte and id),
+		// appended to dst as the codec interface says: this wrote over
+		// dst[:0] and dropped what dst held.
 		var h sr.ConfluentHeader
-		dst, _ = h.AppendEncode(dst[:0], 0, []int{i})
-		dst = dst[5:] // the index only: the caller writes the magic byte and id
+		header, _ := h.AppendEncode(nil, 0, []int{i})
+		dst = append(dst, header[5:]...)
 		b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", md.FullName(), err)

@@ -274,3 +274,15 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// encode appends to dst, like the other codecs.
+func TestProtobufEncodeAppends(t *testing.T) {
+	c, err := compileProtobuf(sr.Schema{Type: sr.TypeProtobuf, Schema: `syntax = "proto3"; message A { string s = 1; } message B { int32 n = 1; }`}, nil)
+	require.NoError(t, err)
+	b, err := c.encode([]byte("keep"), []byte(`{"n": 5}`))
+	require.NoError(t, err)
+	require.Equal(t, append([]byte("keep"), 2, 2, 0x08, 5), b)
+	b, err = c.encode([]byte("keep"), []byte(`{"s": "x"}`))
+	require.NoError(t, err)
+	require.Equal(t, append([]byte("keep"), 0, 0x0a, 1, 'x'), b)
+}
