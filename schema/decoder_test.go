@@ -123,7 +123,7 @@ func TestDecodeRegistryDown(t *testing.T) {
 		require.ErrorAs(t, err, &de)
 		require.True(t, de.Unreachable)
 	}
-	require.Less(t, time.Since(start), 50*time.Millisecond, "no connection attempts")
+	require.Less(t, time.Since(start), 250*time.Millisecond, "no connection attempts")
 }
 
 // A registry that accepts connections and never answers: the first record
@@ -167,7 +167,7 @@ func TestDecodeRegistryHangs(t *testing.T) {
 		_, _, _, err = dec.Decode(nil, wire(1, []byte{2}))
 		require.True(t, IsUnreachable(err))
 	}
-	require.Less(t, time.Since(start), 100*time.Millisecond)
+	require.Less(t, time.Since(start), 250*time.Millisecond, "no waiting for the registry")
 	require.EqualValues(t, 1, accepted.Load())
 
 	// The next statement asks again: the registry may be back.
