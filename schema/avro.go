@@ -45,7 +45,7 @@ func compileAvro(s sr.Schema, refs []reference) (codec, error) {
 	}
 	sch, err := avro.ParseWithCache(s.Schema, "", cache)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the Avro schema does not compile: %w", err)
 	}
 	return &avroCodec{schema: sch}, nil
 }
@@ -67,11 +67,27 @@ func (c *avroCodec) appendJSON(dst, payload []byte) ([]byte, error) {
 // errAvroShort is a payload that ends before its schema does.
 var errAvroShort = errors.New("the bytes end before the value does: the schema does not describe these bytes")
 
+// maxAvroDepth bounds records nested in records. A recursive schema (a
+// linked list, a tree) reading bytes it does not describe nests one record
+// per byte or two, and Go cannot recover from the stack overflow that a
+// 1 MiB payload then causes: it ends the whole process. 10000 is what
+// google.golang.org/protobuf allows.
+const maxAvroDepth = 10000
+
+// maxAvroFreeItems bounds the array and map items that take no bytes
+// (null, an empty record) in one payload. Every other item takes a byte at
+// least, so a payload holds at most len(b) of them; without a bound over the
+// whole payload, a few bytes per block of counts near the per-block limit
+// made hundreds of megabytes of "null,null,..." from a 3 kB payload.
+const maxAvroFreeItems = 1 << 16
+
 // avroReader walks Avro binary; the first error sticks and stops output.
 type avroReader struct {
-	b   []byte
-	pos int
-	err error
+	b     []byte
+	pos   int
+	err   error
+	depth int   // records open
+	items int64 // array and map items so far
 }
 
 func (r *avroReader) fail(err error) {
@@ -116,6 +132,10 @@ func (r *avroReader) value(dst []byte, s avro.Schema) []byte {
 	case *avro.PrimitiveSchema:
 		return r.primitive(dst, s)
 	case *avro.RecordSchema:
+		if r.depth++; r.depth > maxAvroDepth {
+			r.fail(fmt.Errorf("records nested more than %d deep: the schema does not describe these bytes", maxAvroDepth))
+			return dst
+		}
 		dst = append(dst, '{')
 		for i, f := range s.Fields() {
 			if i > 0 {
@@ -129,6 +149,7 @@ func (r *avroReader) value(dst []byte, s avro.Schema) []byte {
 				return dst
 			}
 		}
+		r.depth--
 		return append(dst, '}')
 	case *avro.RefSchema:
 		return r.value(dst, s.Schema())
@@ -197,14 +218,20 @@ func (r *avroReader) blocks(item func()) {
 		if n < 0 { // a negative count is followed by the block's size in bytes
 			n = -n
 			r.long()
+			if n < 0 || r.err != nil { // -MinInt64 is still negative
+				r.fail(errAvroShort)
+				return
+			}
 		}
 		// Items can take no bytes (null, an empty record), so the count
-		// is not bounded by what is left; a wrong schema reading a huge
-		// count must still end.
-		if n > int64(len(r.b)-r.pos)+1<<16 {
+		// is not bounded by what is left; a wrong schema reading huge
+		// counts must still end, and soon: the bound is over the whole
+		// payload, not per block (see maxAvroFreeItems).
+		if n > int64(len(r.b))+maxAvroFreeItems-r.items {
 			r.fail(fmt.Errorf("a block of %d items in %d bytes: the schema does not describe these bytes", n, len(r.b)-r.pos))
 			return
 		}
+		r.items += n
 		for ; n > 0 && r.err == nil; n-- {
 			item()
 		}
@@ -237,6 +264,13 @@ func (r *avroReader) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 	case avro.Int, avro.Long:
 		v := r.long()
 		if r.err != nil {
+			return dst
+		}
+		// An int is 32 bits (hamba says "int overflow"): a bigger one is
+		// bytes the schema does not describe, and shown as it was it
+		// would not write back (PRODUCE refuses it for an int).
+		if s.Type() == avro.Int && (v < math.MinInt32 || v > math.MaxInt32) {
+			r.fail(fmt.Errorf("%d does not fit an int (32 bits): the schema does not describe these bytes", v))
 			return dst
 		}
 		switch logical {

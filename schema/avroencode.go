@@ -6,8 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -35,7 +37,9 @@ func parseJSON(text []byte) (any, error) {
 	if err := d.Decode(&v); err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)
 	}
-	if d.More() {
+	// Token, not More: More is false before a stray ] or }, which would
+	// then be dropped without a word.
+	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("not one JSON value: text follows it at byte %d", d.InputOffset())
 	}
 	return v, nil
@@ -92,20 +96,12 @@ func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
 		if !ok {
 			return nil, avroErr(path, "an object for record "+s.FullName(), v)
 		}
-		known := map[string]bool{}
+		// Unknown fields first: a misspelt field name is the likelier
+		// mistake, and naming it says more than "the real one is missing".
+		// The error carries the record's path (lines[0]), like every other.
+		known := make(map[string]bool, len(s.Fields()))
 		for _, f := range s.Fields() {
 			known[f.Name()] = true
-			fv, present := obj[f.Name()]
-			if !present {
-				if !f.HasDefault() {
-					return nil, &FieldError{Path: join(path, f.Name()), Err: fmt.Errorf("missing, and the schema gives it no default")}
-				}
-				fv = f.Default()
-			}
-			var err error
-			if dst, err = avroEncode(dst, f.Type(), normalizeDefault(fv), join(path, f.Name())); err != nil {
-				return nil, err
-			}
 		}
 		var extra []string
 		for k := range obj {
@@ -115,7 +111,24 @@ func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
 		}
 		if len(extra) > 0 {
 			sort.Strings(extra)
-			return nil, fmt.Errorf("record %s has no field %s", s.FullName(), strings.Join(extra, ", "))
+			err := fmt.Errorf("record %s has no field %s", s.FullName(), strings.Join(extra, ", "))
+			if path != "" {
+				return nil, &FieldError{Path: path, Err: err}
+			}
+			return nil, err
+		}
+		for _, f := range s.Fields() {
+			fv, present := obj[f.Name()]
+			if !present {
+				if !f.HasDefault() {
+					return nil, &FieldError{Path: join(path, f.Name()), Err: fmt.Errorf("missing, and the schema gives it no default")}
+				}
+				fv = defaultJSON(f.Type(), f.Default())
+			}
+			var err error
+			if dst, err = avroEncode(dst, f.Type(), fv, join(path, f.Name())); err != nil {
+				return nil, err
+			}
 		}
 		return dst, nil
 	case *avro.EnumSchema:
@@ -188,36 +201,83 @@ func avroEncode(dst []byte, s avro.Schema, v any, path string) ([]byte, error) {
 	return nil, fmt.Errorf("unsupported Avro schema type %s", s.Type())
 }
 
-// normalizeDefault turns a schema default (hamba gives float64 and other Go
-// types) into the JSON shapes the encoder takes.
-func normalizeDefault(v any) any {
-	switch v := v.(type) {
-	case float64:
-		return json.Number(fmt.Sprint(v))
-	case float32:
-		return json.Number(fmt.Sprint(v))
-	case int:
-		return json.Number(fmt.Sprint(v))
-	case int32:
-		return json.Number(fmt.Sprint(v))
-	case int64:
-		return json.Number(fmt.Sprint(v))
-	case []byte:
-		return base64.StdEncoding.EncodeToString(v)
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[k] = normalizeDefault(x)
+// defaultJSON turns a field default, as hamba/avro keeps it, into the JSON
+// shape avroEncode takes. It needs the schema: hamba gives a bytes or fixed
+// default as []byte or [N]byte (a decimal's default is those raw bytes, not
+// a number), a null inside an array, map or record default as a sentinel
+// that is not nil, and numbers as Go ints and floats. Without the schema a
+// decimal or fixed default, or a record default holding a null, failed to
+// encode ("expected an integer, got avro.nullDefaultType").
+func defaultJSON(s avro.Schema, v any) any {
+	switch s := s.(type) {
+	case *avro.RefSchema:
+		return defaultJSON(s.Schema(), v)
+	case *avro.NullSchema:
+		return nil
+	case *avro.UnionSchema:
+		// A union's default is of its first branch: say so in Avro's
+		// wrapped form rather than let another branch take the value.
+		first := s.Types()[0]
+		return map[string]any{unionBranchName(first): defaultJSON(first, v)}
+	case *avro.RecordSchema:
+		m, _ := v.(map[string]any)
+		out := make(map[string]any, len(m))
+		for _, f := range s.Fields() {
+			if x, ok := m[f.Name()]; ok {
+				out[f.Name()] = defaultJSON(f.Type(), x)
+			}
 		}
-		return m
-	case []any:
-		a := make([]any, len(v))
-		for i, x := range v {
-			a[i] = normalizeDefault(x)
+		return out
+	case *avro.ArraySchema:
+		arr, _ := v.([]any)
+		out := make([]any, len(arr))
+		for i, x := range arr {
+			out[i] = defaultJSON(s.Items(), x)
 		}
-		return a
+		return out
+	case *avro.MapSchema:
+		m, _ := v.(map[string]any)
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[k] = defaultJSON(s.Values(), x)
+		}
+		return out
+	case *avro.FixedSchema:
+		return bytesDefault(s.Logical(), v)
+	case *avro.PrimitiveSchema:
+		switch s.Type() {
+		case avro.Null:
+			return nil
+		case avro.Bytes:
+			return bytesDefault(s.Logical(), v)
+		case avro.Int, avro.Long, avro.Float, avro.Double:
+			return json.Number(fmt.Sprint(v))
+		}
 	}
 	return v
+}
+
+// bytesDefault is a bytes or fixed default in the JSON shape: a decimal as
+// its number, anything else as base64.
+func bytesDefault(l avro.LogicalSchema, v any) any {
+	var b []byte
+	switch x := v.(type) {
+	case []byte:
+		b = x
+	case string: // the spec's form: code points 0-255 are the bytes
+		for _, r := range x {
+			b = append(b, byte(r))
+		}
+	default:
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Array && rv.Type().Elem().Kind() == reflect.Uint8 {
+			b = make([]byte, rv.Len())
+			reflect.Copy(reflect.ValueOf(b), rv)
+		}
+	}
+	if d, ok := l.(*avro.DecimalLogicalSchema); ok {
+		return json.Number(appendDecimal(nil, b, d.Scale()))
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }
 
 // avroUnion picks the branch: Avro's JSON wrapper {"type": value} names it;

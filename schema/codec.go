@@ -85,24 +85,31 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 	if !ok {
 		return dst, 0, false, nil
 	}
-	if d.down != nil {
-		return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: d.down}
-	}
 	if err := d.failed[id]; err != nil {
 		return dst, id, true, err
 	}
-	c, err := d.reg.codecFor(d.ctx, int(id))
-	if err != nil {
-		if statementWide(err) {
-			d.down = err
-			return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
+	// An id compiled already (by this statement or an earlier one) needs
+	// no registry: its records decode even when the registry went down for
+	// another id. (The down check came first, and failed them all.)
+	c := d.reg.compiled(int(id))
+	if c == nil {
+		if d.down != nil {
+			return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: d.down}
 		}
-		de := &DecodeError{ID: id, Err: err}
-		if IsNotFound(err) {
-			de.Err = fmt.Errorf("the registry %s does not know this schema id", d.reg.urls)
+		var err error
+		c, err = d.reg.codecFor(d.ctx, int(id))
+		if err != nil {
+			if statementWide(err) {
+				d.down = err
+				return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
+			}
+			de := &DecodeError{ID: id, Err: err}
+			if idNotFound(err) {
+				de.Err = fmt.Errorf("the registry %s does not know this schema id", d.reg.urls)
+			}
+			d.failed[id] = de
+			return dst, id, true, de
 		}
-		d.failed[id] = de
-		return dst, id, true, de
 	}
 	n := len(dst)
 	out, err = c.appendJSON(dst, b[5:])

@@ -33,22 +33,49 @@ func (noLoader) Load(u string) (any, error) {
 func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(s.Schema)))
+	if err != nil {
+		return nil, fmt.Errorf("the JSON Schema is not JSON: %w", err)
+	}
+	// A main schema with an absolute "$id" resolves its relative $refs
+	// against that $id, not against where kql put it, so a reference only
+	// beside it was not found ("failing loading https://example.com/
+	// schemas/address.json") and the schema did not compile: not even its
+	// records decoded. Confluent registers each reference at its name
+	// resolved against the main $id (JsonSchema.java); so does kql, as well
+	// as beside the main schema for one without an $id.
+	var idBase *url.URL
+	if m, ok := doc.(map[string]any); ok {
+		for _, k := range []string{"$id", "id"} { // "id" before draft 6
+			if id, ok := m[k].(string); ok {
+				if u, err := url.Parse(id); err == nil && u.IsAbs() {
+					idBase = u
+					break
+				}
+			}
+		}
+	}
 	for _, ref := range refs {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(ref.schema.Schema)))
+		refDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(ref.schema.Schema)))
 		if err != nil {
 			return nil, fmt.Errorf("reference %q is not JSON: %w", ref.name, err)
 		}
 		loc := ref.name
-		if u, err := url.Parse(ref.name); err != nil || !u.IsAbs() {
+		u, err := url.Parse(ref.name)
+		if err != nil || !u.IsAbs() {
 			loc = jsonSchemaBase + ref.name
 		}
-		if err := c.AddResource(loc, doc); err != nil {
-			return nil, fmt.Errorf("reference %q: %w", ref.name, err)
+		locs := []string{loc}
+		if idBase != nil && err == nil {
+			if byID := idBase.ResolveReference(u).String(); byID != loc {
+				locs = append(locs, byID)
+			}
 		}
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(s.Schema)))
-	if err != nil {
-		return nil, fmt.Errorf("the JSON Schema is not JSON: %w", err)
+		for _, l := range locs {
+			if err := c.AddResource(l, refDoc); err != nil {
+				return nil, fmt.Errorf("reference %q: %w", ref.name, err)
+			}
+		}
 	}
 	main := jsonSchemaBase + "kql-registry-schema.json"
 	if err := c.AddResource(main, doc); err != nil {

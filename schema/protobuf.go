@@ -62,15 +62,27 @@ func compileProtobuf(s sr.Schema, refs []reference) (codec, error) {
 
 func (c *protoCodec) kind() sr.SchemaType { return sr.TypeProtobuf }
 
-// message returns the descriptor at a message-index path.
+// message returns the descriptor at a message-index path. The path counts
+// the messages the .proto declares, as Confluent's reference (Java)
+// serializer and deserializer do, walking the parsed .proto text: not the
+// entry messages protoc makes for map fields, which protoreflect lists
+// among a message's nested ones at their field's place. Counting those, a
+// message with a map field declared before its nested message Line read
+// Line's bytes, index [1 0], as the map's entry: {"key":...,"value":...}.
 func (c *protoCodec) message(index []int) (protoreflect.MessageDescriptor, error) {
 	msgs := c.file.Messages()
 	var md protoreflect.MessageDescriptor
 	for depth, i := range index {
-		if i < 0 || i >= msgs.Len() {
-			return nil, fmt.Errorf("message index %v: level %d has %d messages, not %d", index, depth, msgs.Len(), i+1)
+		declared := make([]protoreflect.MessageDescriptor, 0, msgs.Len())
+		for j := 0; j < msgs.Len(); j++ {
+			if m := msgs.Get(j); !m.IsMapEntry() {
+				declared = append(declared, m)
+			}
 		}
-		md = msgs.Get(i)
+		if i < 0 || i >= len(declared) {
+			return nil, fmt.Errorf("message index %v: level %d has %d messages, not %d", index, depth, len(declared), i+1)
+		}
+		md = declared[i]
 		msgs = md.Messages()
 	}
 	if md == nil {
@@ -131,9 +143,12 @@ func (c *protoCodec) encode(dst []byte, text []byte) ([]byte, error) {
 			}
 			continue
 		}
+		// The index only (the caller writes the magic byte and id),
+		// appended to dst as the codec interface says: this wrote over
+		// dst[:0] and dropped what dst held.
 		var h sr.ConfluentHeader
-		dst, _ = h.AppendEncode(dst[:0], 0, []int{i})
-		dst = dst[5:] // the index only: the caller writes the magic byte and id
+		header, _ := h.AppendEncode(nil, 0, []int{i})
+		dst = append(dst, header[5:]...)
 		b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", md.FullName(), err)

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,7 @@ type Registry struct {
 // it gave (a schema that does not compile will not compile on a second try).
 type codecEntry struct {
 	once  sync.Once
+	done  atomic.Bool // codec and err are set
 	codec codec
 	err   error
 }
@@ -64,12 +66,36 @@ func Open(cfg Config) (*Registry, error) {
 	if len(cfg.URLs) == 0 {
 		return nil, errors.New("no schema registry URL")
 	}
-	for _, u := range cfg.URLs {
+	if cfg.BearerToken != "" && cfg.User != "" {
+		return nil, errors.New("schema registry: give a user and password or a bearer token, not both (the token would win silently)")
+	}
+	urls := make([]string, len(cfg.URLs))
+	for i, u := range cfg.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return nil, fmt.Errorf("schema registry URL %q: want http://host:port[/path] or https://...", u)
 		}
+		if port := p.Port(); port != "" {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return nil, fmt.Errorf("schema registry URL %q: port %s is not a number from 1 to 65535", u, port)
+			}
+		}
+		// A user and password in the URL become basic authentication and
+		// leave the URL: kept in it, the password was in every message
+		// that named the registry, here and in pkg/sr's own error text.
+		if p.User != nil {
+			pass, _ := p.User.Password()
+			switch {
+			case cfg.User == "" && cfg.BearerToken == "":
+				cfg.User, cfg.Password = p.User.Username(), pass
+			case cfg.User != p.User.Username() || cfg.Password != pass:
+				return nil, fmt.Errorf("schema registry URL %s: its user and password differ from the ones given otherwise", p.Redacted())
+			}
+			p.User = nil
+		}
+		urls[i] = p.String()
 	}
+	cfg.URLs = urls
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -155,10 +181,15 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 	r.mu.Unlock()
 	e.once.Do(func() {
 		e.codec, e.err = r.compile(ctx, id)
+		e.done.Store(true)
 	})
-	if e.err != nil && IsUnreachable(e.err) {
-		// A registry that could not be reached may answer later: forget
-		// the failure so the next statement asks again.
+	if e.err != nil && (statementWide(e.err) || errors.Is(e.err, context.Canceled)) {
+		// A registry that could not be reached, or refused us, may answer
+		// later, and a fetch cut short by its statement's cancellation
+		// says nothing about the schema: forget the failure so the next
+		// statement asks again. (A cancelled fetch was kept, and every
+		// later statement of the session failed its records with
+		// "context canceled" without asking; so was a 401 or 403.)
 		r.mu.Lock()
 		if r.byID[id] == e {
 			delete(r.byID, id)
@@ -168,21 +199,46 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 	return e.codec, e.err
 }
 
-// compile fetches schema id with its references and compiles it.
+// compiled returns schema id's codec if it is compiled already, without
+// asking the registry.
+func (r *Registry) compiled(id int) codec {
+	r.mu.Lock()
+	e := r.byID[id]
+	r.mu.Unlock()
+	if e == nil || !e.done.Load() || e.err != nil {
+		return nil
+	}
+	return e.codec
+}
+
+// compile fetches schema id with its references and compiles it. Its
+// errors do not name the id: the callers (Decode, Encode) do, once.
 func (r *Registry) compile(ctx context.Context, id int) (codec, error) {
 	s, err := r.cl.SchemaByID(ctx, id)
 	if err != nil {
-		return nil, r.wrap(fmt.Sprintf("schema id %d", id), err)
+		return nil, r.wrap("", err)
 	}
 	refs, err := r.references(ctx, s.References, map[string]bool{})
 	if err != nil {
-		return nil, fmt.Errorf("schema id %d: %w", id, err)
+		return nil, &referenceError{err}
 	}
-	c, err := compileSchema(s, refs)
-	if err != nil {
-		return nil, fmt.Errorf("schema id %d (%s): %w", id, typeName(s.Type), err)
-	}
-	return c, nil
+	return compileSchema(s, refs)
+}
+
+// referenceError is a failure to fetch one of a schema's references. A 404
+// in it is the reference's: the schema id itself is known, and "the
+// registry does not know this schema id" (what Decode and Encode said for
+// any 404) sent the user looking for the wrong thing.
+type referenceError struct{ err error }
+
+func (e *referenceError) Error() string { return e.err.Error() }
+func (e *referenceError) Unwrap() error { return e.err }
+
+// idNotFound reports whether err is the registry not knowing the schema id
+// asked for (not one of its references).
+func idNotFound(err error) bool {
+	var re *referenceError
+	return IsNotFound(err) && !errors.As(err, &re)
 }
 
 // reference is one schema a schema imports, by the name it imports it as.
@@ -223,6 +279,15 @@ func (r *Registry) references(ctx context.Context, refs []sr.SchemaReference, se
 func (r *Registry) wrap(what string, err error) error {
 	if IsUnreachable(err) {
 		return &UnreachableError{URLs: r.urls, Err: err}
+	}
+	var re *sr.ResponseError
+	if errors.As(err, &re) && (re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden) {
+		// The registry's own text ("User not authorized") names neither
+		// the registry nor the credentials.
+		err = fmt.Errorf("schema registry %s refused kql's credentials (HTTP %d %s): %w", r.urls, re.StatusCode, http.StatusText(re.StatusCode), err)
+	}
+	if what == "" {
+		return err
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -81,10 +81,13 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 	}
 	c, err := r.codecFor(ctx, id)
 	if err != nil {
-		if IsNotFound(err) {
+		if idNotFound(err) {
 			return out, fmt.Errorf("schema id %d: the registry %s does not know it", id, r.urls)
 		}
-		return out, err
+		if IsUnreachable(err) {
+			return out, err
+		}
+		return out, fmt.Errorf("schema id %d: %w", id, err)
 	}
 	body, err := c.encode(nil, text)
 	if err != nil {
@@ -142,10 +145,25 @@ func (r *Registry) Subjects(ctx context.Context) ([]Subject, map[string]error, e
 	if err != nil {
 		return nil, nil, r.wrap("listing subjects", err)
 	}
+	global, err := r.globalCompatibility(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	sort.Strings(names)
 	out := make([]Subject, len(names))
 	errs := map[string]error{}
 	var mu sync.Mutex
+	fail := func(name string, err error) {
+		mu.Lock()
+		if errs[name] == nil {
+			errs[name] = err
+		}
+		mu.Unlock()
+	}
+	// Each subject's compatibility is asked here, under the same bound of
+	// 8 requests at a time: pkg/sr's Compatibility(ctx, names...) asks for
+	// all of them at once, a connection each, which with thousands of
+	// subjects ran out of file descriptors.
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, name := range names {
@@ -157,50 +175,47 @@ func (r *Registry) Subjects(ctx context.Context) ([]Subject, map[string]error, e
 			defer func() { <-sem }()
 			ss, err := r.cl.SchemaByVersion(ctx, name, -1)
 			if err != nil {
-				mu.Lock()
-				errs[name] = r.wrap("subject "+name, err)
-				mu.Unlock()
-				return
+				fail(name, r.wrap("subject "+name, err))
+			} else {
+				out[i].Type, out[i].LatestVersion, out[i].LatestID = typeName(ss.Type), ss.Version, ss.ID
 			}
-			out[i].Type, out[i].LatestVersion, out[i].LatestID = typeName(ss.Type), ss.Version, ss.ID
+			level, err := r.subjectCompatibility(ctx, name, global)
+			if err != nil {
+				fail(name, err)
+			}
+			out[i].Compatibility = level
 		}()
 	}
 	wg.Wait()
-	levels, err := r.compatibility(ctx, names)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range out {
-		out[i].Compatibility = levels[out[i].Name]
-	}
 	return out, errs, nil
 }
 
-// compatibility returns each subject's compatibility level: its own, else
-// the global level (what the registry applies to it).
-func (r *Registry) compatibility(ctx context.Context, subjects []string) (map[string]string, error) {
-	out := map[string]string{}
-	global := ""
-	for _, c := range r.cl.Compatibility(ctx) {
-		if c.Err != nil {
-			if statementWide(c.Err) {
-				return nil, r.wrap("global compatibility", c.Err)
-			}
-			continue
+// globalCompatibility is the registry's global compatibility level, or ""
+// when it cannot be read for a reason that leaves the subjects readable.
+func (r *Registry) globalCompatibility(ctx context.Context) (string, error) {
+	c := r.cl.Compatibility(ctx)[0]
+	if c.Err != nil {
+		if statementWide(c.Err) {
+			return "", r.wrap("global compatibility", c.Err)
 		}
-		global = c.Level.String()
+		return "", nil
 	}
-	if len(subjects) == 0 {
-		return out, nil
+	return c.Level.String(), nil
+}
+
+// subjectCompatibility is the level the registry applies to subject: its
+// own, else (the registry says it has none: 404) the global one. Any other
+// failure is an error and no level: it used to show the global level, as
+// if it were the subject's own.
+func (r *Registry) subjectCompatibility(ctx context.Context, subject, global string) (string, error) {
+	c := r.cl.Compatibility(ctx, subject)[0]
+	switch {
+	case c.Err == nil && c.Level.String() != "":
+		return c.Level.String(), nil
+	case c.Err == nil || IsNotFound(c.Err):
+		return global, nil
 	}
-	for _, c := range r.cl.Compatibility(ctx, subjects...) {
-		if c.Err == nil && c.Level.String() != "" {
-			out[c.Subject] = c.Level.String()
-		} else {
-			out[c.Subject] = global
-		}
-	}
-	return out, nil
+	return "", r.wrap("subject "+subject+" compatibility", c.Err)
 }
 
 // Version is one row of DESCRIBE SUBJECT.

@@ -1,0 +1,118 @@
+package schema
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/sr"
+)
+
+const orderJSONSchema = `{
+  "$schema": "http://json-schema.org/draft-07/schema#",
+  "type": "object",
+  "properties": {
+    "id": {"type": "integer"},
+    "amount": {"type": "number", "minimum": 0},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "ship": {"$ref": "address.json"}
+  },
+  "required": ["id", "amount"],
+  "additionalProperties": false
+}`
+
+const addressJSONSchema = `{
+  "type": "object",
+  "properties": {"city": {"type": "string"}, "zip": {"type": "string", "pattern": "^[0-9]+$"}},
+  "required": ["city"]
+}`
+
+func TestJSONSchema(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "address", sr.Schema{Type: sr.TypeJSON, Schema: addressJSONSchema})
+	id := f.register(t, "orders-value", sr.Schema{Type: sr.TypeJSON, Schema: orderJSONSchema,
+		References: []sr.SchemaReference{{Name: "address.json", Subject: "address", Version: 1}}})
+	reg := f.open(t)
+	ctx := t.Context()
+	dec := reg.NewDecoder(ctx)
+
+	// Decoding compacts the payload, whatever its spacing.
+	out, gotID, ok, err := dec.Decode([]byte("x"), wire(id, []byte("{ \"id\" : 1,\n\t\"amount\": 9.50, \"tags\": [ \"a\" , \"b\" ],\"ship\":{\"city\":\"Oslo\"} }\n")))
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.EqualValues(t, id, gotID)
+	require.Equal(t, `x{"id":1,"amount":9.50,"tags":["a","b"],"ship":{"city":"Oslo"}}`, string(out))
+
+	// A payload that is not JSON is a DecodeError, dst unchanged.
+	out, _, _, err = dec.Decode([]byte("x"), wire(id, []byte(`{"id":`)))
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	require.Equal(t, "x", string(out))
+
+	// Encoding validates, through the reference too, and compacts.
+	enc, err := reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{"id": 2, "amount": 1, "ship": {"city": "Bergen", "zip": "5003"}}`))
+	require.NoError(t, err)
+	require.Equal(t, "JSON", enc.Type)
+	require.Equal(t, wire(id, []byte(`{"id":2,"amount":1,"ship":{"city":"Bergen","zip":"5003"}}`)), enc.Bytes)
+
+	cases := []struct{ text, want string }{
+		{`{"id": "2", "amount": 1}`, "at /id:"},
+		{`{"id": 2, "amount": -1}`, "at /amount:"},
+		{`{"id": 2}`, "amount"},
+		{`{"id": 2, "amount": 1, "colour": "red"}`, "colour"},
+		{`{"id": 2, "amount": 1, "tags": ["a", 3]}`, "at /tags/1:"},
+		{`{"id": 2, "amount": 1, "ship": {"zip": "x1"}}`, "at /ship"},
+		{`{"id": 2, "amount": 1, "ship": {"city": "c", "zip": "x1"}}`, "at /ship/zip:"},
+		{`{"id": 2, "amount": 1} x`, "not JSON"},
+	}
+	for _, tc := range cases {
+		_, err := reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(tc.text))
+		require.Error(t, err, tc.text)
+		require.Contains(t, err.Error(), tc.want, tc.text)
+		t.Logf("%s: %v", tc.text, err)
+	}
+}
+
+// The common Confluent example has an "$id" in the main schema: a relative
+// $ref then resolves against that $id, and Confluent's serializers register
+// each reference at its name resolved against it.
+func TestJSONSchemaReferenceWithAnID(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "address", sr.Schema{Type: sr.TypeJSON, Schema: addressJSONSchema})
+	main := `{"$id": "https://example.com/schemas/order.json", "type": "object",
+	  "properties": {"ship": {"$ref": "address.json"}}, "required": ["ship"]}`
+	id := f.register(t, "orders-value", sr.Schema{Type: sr.TypeJSON, Schema: main,
+		References: []sr.SchemaReference{{Name: "address.json", Subject: "address", Version: 1}}})
+	reg := f.open(t)
+	ctx := t.Context()
+
+	out, _, _, err := reg.NewDecoder(ctx).Decode(nil, wire(id, []byte(`{"ship": {"city": "Oslo"}}`)))
+	require.NoError(t, err)
+	require.Equal(t, `{"ship":{"city":"Oslo"}}`, string(out))
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{"ship": {"city": "Oslo"}}`))
+	require.NoError(t, err)
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{"ship": {"zip": "1"}}`))
+	require.ErrorContains(t, err, "at /ship")
+
+	// A reference named by a full URL, with an $id of its own.
+	f.register(t, "address-abs", sr.Schema{Type: sr.TypeJSON, Schema: `{"$id": "https://example.com/schemas/addr2.json", "type": "object", "required": ["city"]}`})
+	id2 := f.register(t, "orders2-value", sr.Schema{Type: sr.TypeJSON,
+		Schema:     `{"$id": "https://example.com/schemas/order2.json", "properties": {"ship": {"$ref": "https://example.com/schemas/addr2.json"}}}`,
+		References: []sr.SchemaReference{{Name: "https://example.com/schemas/addr2.json", Subject: "address-abs", Version: 1}}})
+	_, err = reg.Encode(ctx, Ref{ID: id2}, []byte(`{"ship": {}}`))
+	require.ErrorContains(t, err, "at /ship")
+}
+
+// A relative reference name whose schema carries its own $id, under a main
+// schema with an $id: registered twice over, it must still compile.
+func TestJSONSchemaReferenceWithIDsOnBothSides(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "addr3", sr.Schema{Type: sr.TypeJSON, Schema: `{"$id": "https://example.com/schemas/addr3.json", "type": "object", "required": ["city"]}`})
+	id := f.register(t, "orders3-value", sr.Schema{Type: sr.TypeJSON,
+		Schema:     `{"$id": "https://example.com/schemas/order3.json", "properties": {"ship": {"$ref": "addr3.json"}}}`,
+		References: []sr.SchemaReference{{Name: "addr3.json", Subject: "addr3", Version: 1}}})
+	reg := f.open(t)
+	_, err := reg.Encode(t.Context(), Ref{ID: id}, []byte(`{"ship": {}}`))
+	require.ErrorContains(t, err, "at /ship")
+	_, err = reg.Encode(t.Context(), Ref{ID: id}, []byte(`{"ship": {"city": "x"}}`))
+	require.NoError(t, err)
+}
