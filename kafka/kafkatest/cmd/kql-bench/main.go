@@ -173,12 +173,12 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	defer cl.close()
 	fmt.Fprintf(stdout, "cluster: %s, bootstrap %s\n", cl.name, strings.Join(cl.bootstrap, ","))
 
-	if err := seedTopic(ctx, cl.bootstrap, c.topic, c.n, c.partitions, c.reseed, stdout); err != nil {
+	if err := seedTopic(ctx, cl.bootstrap, c.topic, c.n, c.partitions, jsonValues, c.reseed, stdout); err != nil {
 		return err
 	}
 	flatTopic := c.topic + "-flat"
 	if c.flat {
-		if err := seedTopic(ctx, cl.bootstrap, flatTopic, c.flatN, c.partitions, c.reseed, stdout); err != nil {
+		if err := seedTopic(ctx, cl.bootstrap, flatTopic, c.flatN, c.partitions, jsonValues, c.reseed, stdout); err != nil {
 			return err
 		}
 	}
