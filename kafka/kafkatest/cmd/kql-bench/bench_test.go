@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +285,70 @@ func TestAvroValidators(t *testing.T) {
 		if err := checkAvroRaw(5)(writeTemp(t, bad)); err == nil {
 			t.Errorf("raw check passed %s", name)
 		}
+	}
+}
+
+// TestEveryCheckRejectsWrongOutput: no contender's check passes an empty
+// output or garbage, and the Avro contenders' not one record too few, so no
+// run that read too little counts.
+func TestEveryCheckRejectsWrongOutput(t *testing.T) {
+	const n = 5
+	e := &benchEnv{
+		cfg:  &config{n: n, flatN: 10 * n, topic: "bench", flat: true, timeout: time.Minute},
+		kql:  filepath.Join(t.TempDir(), "no-kql"), // accepts nothing: the exec-api fallbacks
+		self: "kql-bench", bootstrap: "localhost:9092", flatTopic: "bench-flat", avroTopic: "bench-avro",
+		registry: startTestRegistry(t),
+	}
+	cs, _, err := contenders(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range cs {
+		names = append(names, k.name)
+		if err := k.check(writeTemp(t, "")); err == nil {
+			t.Errorf("%s: the check passed an empty output", k.name)
+		}
+		if err := k.check(writeTemp(t, "garbage\n")); err == nil {
+			t.Errorf("%s: the check passed garbage", k.name)
+		}
+	}
+	for _, want := range []string{"exec-api jsonl Avro raw", "exec-api jsonl Avro decoded"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no contender %q in %q", want, names)
+		}
+	}
+	ids := []int64{0, 1, 2, 3}
+	for _, k := range cs {
+		switch k.name {
+		case "exec-api jsonl Avro decoded":
+			if err := k.check(writeTemp(t, avroLines(ids, true))); err == nil {
+				t.Errorf("%s: the check passed %d of %d records", k.name, len(ids), n)
+			}
+			if err := k.check(writeTemp(t, avroLines(append(ids, 4), true))); err != nil {
+				t.Errorf("%s: %v", k.name, err)
+			}
+			if g := k.goal; g.wallRef != "exec-api jsonl Avro raw" || g.wallMax != 2 || g.rssMaxMiB != 64 || g.registryMax != 5 {
+				t.Errorf("%s: goal %+v", k.name, g)
+			}
+		case "exec-api jsonl Avro raw":
+			if err := k.check(writeTemp(t, avroLines(ids, false))); err == nil {
+				t.Errorf("%s: the check passed %d of %d records", k.name, len(ids), n)
+			}
+			if err := k.check(writeTemp(t, avroLines(append(ids, 4), false))); err != nil {
+				t.Errorf("%s: %v", k.name, err)
+			}
+		}
+	}
+}
+
+func TestRegistryMeasured(t *testing.T) {
+	got := registryMeasured(stats{runs: 3, registryMax: 1}, []string{"GET /schemas/ids/1"})
+	if want := "1 (most of 3 runs; last: GET /schemas/ids/1)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = registryMeasured(stats{runs: 2, registryMax: 5}, []string{"a", "b", "c", "d", "e"})
+	if want := "5 (most of 2 runs; last: a, b, c, ... 2 more)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
