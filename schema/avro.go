@@ -343,28 +343,58 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 }
 
 // appendDecimal writes a decimal's two's-complement big-endian unscaled
-// value at scale as an exact JSON number: 950 at scale 2 is 9.50.
+// value at scale as an exact JSON number: 950 at scale 2 is 9.50. Up to 8
+// bytes (18 digits, any decimal of precision <= 18) it works in an int64
+// without allocating; it is a third of decoding a record with one decimal
+// through math/big.
 func appendDecimal(dst, b []byte, scale int) []byte {
+	var digits [40]byte
+	if len(b) <= 8 {
+		var v int64
+		if len(b) > 0 && b[0]&0x80 != 0 {
+			v = -1 // sign-extend
+		}
+		for _, c := range b {
+			v = v<<8 | int64(c)
+		}
+		u := uint64(v)
+		if v < 0 {
+			u = -u // two's complement: right for math.MinInt64 too
+		}
+		return appendScaled(dst, v < 0, strconv.AppendUint(digits[:0], u, 10), scale)
+	}
 	var n big.Int
 	n.SetBytes(b)
-	if len(b) > 0 && b[0]&0x80 != 0 { // negative: subtract 2^(8*len)
+	neg := b[0]&0x80 != 0
+	if neg { // negative: subtract 2^(8*len), then write the magnitude
 		n.Sub(&n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
+		n.Neg(&n)
 	}
-	digits := n.String()
-	neg := strings.HasPrefix(digits, "-")
-	digits = strings.TrimPrefix(digits, "-")
+	return appendScaled(dst, neg, n.Append(digits[:0], 10), scale)
+}
+
+// appendScaled writes the decimal digits of a magnitude at scale, after a
+// minus sign when neg.
+func appendScaled(dst []byte, neg bool, digits []byte, scale int) []byte {
 	if neg {
 		dst = append(dst, '-')
 	}
 	if scale <= 0 {
 		dst = append(dst, digits...)
+		if len(digits) == 1 && digits[0] == '0' {
+			return dst // 0, not 000: JSON numbers have no leading zeros
+		}
 		for ; scale < 0; scale++ {
 			dst = append(dst, '0')
 		}
 		return dst
 	}
-	if len(digits) <= scale {
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	if len(digits) <= scale { // 0.0ddd: zeros before the digits
+		dst = append(dst, '0', '.')
+		for range scale - len(digits) {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
 	}
 	dst = append(dst, digits[:len(digits)-scale]...)
 	dst = append(dst, '.')
