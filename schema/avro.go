@@ -247,9 +247,9 @@ func (r *avroReader) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 		case avro.TimeMicros:
 			return appendQuotedTime(dst, time.UnixMicro(v).UTC(), "15:04:05.000000")
 		case avro.TimestampMillis, avro.LocalTimestampMillis:
-			return appendQuotedTime(dst, time.UnixMilli(v).UTC(), "2006-01-02T15:04:05.000Z07:00")
+			return appendTimestamp(dst, v, 1e3)
 		case avro.TimestampMicros, avro.LocalTimestampMicros:
-			return appendQuotedTime(dst, time.UnixMicro(v).UTC(), "2006-01-02T15:04:05.000000Z07:00")
+			return appendTimestamp(dst, v, 1e6)
 		}
 		return strconv.AppendInt(dst, v, 10)
 	case avro.Float:
@@ -325,6 +325,73 @@ func appendQuotedTime(dst []byte, t time.Time, layout string) []byte {
 	dst = append(dst, '"')
 	dst = t.AppendFormat(dst, layout)
 	return append(dst, '"')
+}
+
+// appendTimestamp writes v, in units of 1/perSec s (1e3 or 1e6) since the
+// Unix epoch, as quoted RFC 3339 text in UTC with 3 or 6 fraction digits:
+// what time.Format's 2006-01-02T15:04:05.000Z07:00 writes, without its
+// layout parsing, which took a quarter of decoding a record with one
+// timestamp. Years outside 0000-9999 go through time.Format.
+func appendTimestamp(dst []byte, v, perSec int64) []byte {
+	digits, layout := 3, "2006-01-02T15:04:05.000Z07:00"
+	if perSec == 1e6 {
+		digits, layout = 6, "2006-01-02T15:04:05.000000Z07:00"
+	}
+	sec, frac := floorDiv(v, perSec)
+	days, sod := floorDiv(sec, 86400)
+	// Days to a civil date (proleptic Gregorian): Howard Hinnant's
+	// days_from_civil inverse, from an era of 400 years starting March 1.
+	z := days + 719468
+	era, doe := floorDiv(z, 146097)
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	if mp >= 10 {
+		month = mp - 9
+	}
+	year := yoe + era*400
+	if month <= 2 {
+		year++
+	}
+	if year < 0 || year > 9999 {
+		return appendQuotedTime(dst, time.Unix(sec, frac*(1e9/perSec)).UTC(), layout)
+	}
+	dst = append(dst, '"')
+	dst = appendDigits(dst, year, 4)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, month, 2)
+	dst = append(dst, '-')
+	dst = appendDigits(dst, day, 2)
+	dst = append(dst, 'T')
+	dst = appendDigits(dst, sod/3600, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sod/60%60, 2)
+	dst = append(dst, ':')
+	dst = appendDigits(dst, sod%60, 2)
+	dst = append(dst, '.')
+	dst = appendDigits(dst, frac, digits)
+	return append(dst, 'Z', '"')
+}
+
+// floorDiv is a / b rounded down, and the remainder, in [0, b) for b > 0.
+func floorDiv(a, b int64) (q, r int64) {
+	q, r = a/b, a%b
+	if r < 0 {
+		q, r = q-1, r+b
+	}
+	return q, r
+}
+
+// appendDigits writes 0 <= v < 10^n as exactly n decimal digits.
+func appendDigits(dst []byte, v int64, n int) []byte {
+	dst = append(dst, "000000"[:n]...)
+	for i := len(dst) - 1; v > 0; i-- {
+		dst[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return dst
 }
 
 // appendFloat writes f as a JSON number; NaN and the infinities, which JSON
