@@ -301,8 +301,19 @@ type FieldError struct {
 func (e *FieldError) Error() string { return "field " + e.Path + ": " + e.Err.Error() }
 func (e *FieldError) Unwrap() error { return e.Err }
 
+// appendJSONText writes s as a JSON string. Avro's field names and enum
+// symbols, which is what it writes, are [A-Za-z_][A-Za-z0-9_]*: they need
+// no escaping and no UTF-8 check, and they are written once per field per
+// record, so they skip both.
 func appendJSONText(dst []byte, s string) []byte {
-	return appendJSONBytes(dst, []byte(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return appendJSONBytes(dst, []byte(s))
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // appendJSONBytes writes b as a JSON string; bytes that are not UTF-8 (an

@@ -82,3 +82,11 @@ func TestAppendTimestamp(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendJSONText(t *testing.T) {
+	for _, s := range []string{"", "id", "Amount_2", "_x", "a b", `q"uote`, "tab\t", "ü", "\xff"} {
+		if got, want := string(appendJSONText([]byte("x"), s)), "x"+string(appendJSONBytes(nil, []byte(s))); got != want {
+			t.Errorf("appendJSONText(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
