@@ -51,6 +51,12 @@ type Decoder struct {
 	ctx    context.Context
 	failed map[int32]error
 	down   error
+
+	// The codec of the id the last record decoded with: a topic's records
+	// mostly share one, and this spares each of them the registry cache's
+	// lock and map.
+	lastID int32
+	last   codec
 }
 
 // NewDecoder returns a statement's decoder; ctx bounds its registry requests.
@@ -85,6 +91,9 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 	if !ok {
 		return dst, 0, false, nil
 	}
+	if d.last != nil && id == d.lastID {
+		return d.appendJSON(dst, b, id, d.last)
+	}
 	if d.down != nil {
 		return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: d.down}
 	}
@@ -94,7 +103,7 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 	c, err := d.reg.codecFor(d.ctx, int(id))
 	if err != nil {
 		if statementWide(err) {
-			d.down = err
+			d.down, d.last = err, nil // once down, nothing decodes, the last id neither
 			return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
 		}
 		de := &DecodeError{ID: id, Err: err}
@@ -104,6 +113,11 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 		d.failed[id] = de
 		return dst, id, true, de
 	}
+	d.lastID, d.last = id, c
+	return d.appendJSON(dst, b, id, c)
+}
+
+func (d *Decoder) appendJSON(dst, b []byte, id int32, c codec) (out []byte, _ int32, ok bool, err error) {
 	n := len(dst)
 	out, err = c.appendJSON(dst, b[5:])
 	if err != nil {
