@@ -13,9 +13,10 @@
 #                    starts the test bed's schema registry and prints its URL
 #   make cluster-secure  the same with SASL_SSL, mTLS and ACLs, and ready-made
 #                    client.properties files
-#   make bench       the record-path benchmark (issue 9): a bare franz-go consumer,
-#                    kql in each format and kcat, as separate processes, on an
-#                    in-process 3-broker kfake; BENCHFLAGS passes flags, e.g.
+#   make bench       the record-path benchmark (issues 9, 10): a bare franz-go consumer,
+#                    kql in each format and kcat, and Avro values read raw and
+#                    decoded through an in-process schema registry, as separate
+#                    processes, on an in-process 3-broker kfake; BENCHFLAGS passes flags, e.g.
 #                    BENCHFLAGS='-runs 9 -flat=false' (see kql-bench -h)
 #   make bench-real  the same on the real 3-broker Kafka cluster of `make cluster`,
 #                    started for the run and stopped after it

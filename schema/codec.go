@@ -51,6 +51,12 @@ type Decoder struct {
 	ctx    context.Context
 	failed map[int32]error
 	down   error
+
+	// The codec of the id the last record decoded with: a topic's records
+	// mostly share one, and this spares each of them the registry cache's
+	// lock and map.
+	lastID int32
+	last   codec
 }
 
 // NewDecoder returns a statement's decoder; ctx bounds its registry requests.
@@ -85,6 +91,11 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 	if !ok {
 		return dst, 0, false, nil
 	}
+	// The last id's codec, without the registry cache's lock: a topic's
+	// records mostly share one schema id.
+	if d.last != nil && id == d.lastID {
+		return d.appendJSON(dst, b, id, d.last)
+	}
 	if err := d.failed[id]; err != nil {
 		return dst, id, true, err
 	}
@@ -111,6 +122,11 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 			return dst, id, true, de
 		}
 	}
+	d.lastID, d.last = id, c
+	return d.appendJSON(dst, b, id, c)
+}
+
+func (d *Decoder) appendJSON(dst, b []byte, id int32, c codec) (out []byte, _ int32, ok bool, err error) {
 	n := len(dst)
 	out, err = c.appendJSON(dst, b[5:])
 	if err != nil {

@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hamba/avro/v2"
+
+	"github.com/kql-dev/kql/schema"
 )
 
 func TestAppendValueIsFixedSizeJSON(t *testing.T) {
@@ -151,5 +159,196 @@ func TestValidators(t *testing.T) {
 	}
 	if err := checkCount(5)(writeTemp(t, "4\n")); err == nil {
 		t.Error("a short floor count passed")
+	}
+}
+
+// avroPayment is the Avro schema as hamba/avro's struct, to hold
+// appendAvroValue to an independent encoder.
+type avroPayment struct {
+	ID     int64     `avro:"id"`
+	Amount *big.Rat  `avro:"amount"`
+	At     time.Time `avro:"at"`
+	Status string    `avro:"status"`
+	Note   string    `avro:"note"`
+}
+
+func TestAvroValueMatchesHambaAndKQLsDecoder(t *testing.T) {
+	sch, err := avro.Parse(avroSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := startTestRegistry(t)
+	kreg, err := schema.Open(schema.Config{URLs: []string{reg.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := kreg.NewDecoder(context.Background())
+	for _, i := range []int64{0, 1, 7, 63, 64, 127, 12_627, 999_999, 9_999_999, 123_456_789} {
+		v := appendAvroValue([]byte("prefix"), i)[len("prefix"):]
+		if len(v) != valueSize {
+			t.Errorf("value %d is %d bytes, want %d", i, len(v), valueSize)
+		}
+		if id, ok := schema.HeaderID(v); !ok || id != avroSchemaID {
+			t.Errorf("value %d: header id %d, %v", i, id, ok)
+		}
+		var p avroPayment
+		if err := avro.Unmarshal(sch, v[5:], &p); err != nil {
+			t.Fatalf("value %d: hamba: %v", i, err)
+		}
+		wantAmount := new(big.Rat).SetFrac64(avroAmount(i), 100)
+		if p.ID != i || p.Amount.Cmp(wantAmount) != 0 || !p.At.Equal(time.UnixMilli(avroAtBase+i*1000)) ||
+			p.Status != avroStatus[i%4] || !strings.HasPrefix(p.Note, fmt.Sprintf("payment %d ", i)) {
+			t.Errorf("value %d: hamba reads %+v", i, p)
+		}
+		again, err := avro.Marshal(sch, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again, v[5:]) {
+			t.Errorf("value %d: hamba encodes\n%x\nthe bench wrote\n%x", i, again, v[5:])
+		}
+		out, _, ok, err := dec.Decode(nil, v)
+		if err != nil || !ok {
+			t.Fatalf("value %d: kql's decoder: %v, %v", i, ok, err)
+		}
+		if want := appendAvroJSON(nil, i); !bytes.Equal(out, want) {
+			t.Errorf("value %d: kql decodes\n%s\nthe check expects\n%s", i, out, want)
+		}
+	}
+	// The registry was asked once, for all of them.
+	if got := reg.take(); len(got) != 1 || !strings.HasPrefix(got[0], "GET /schemas/ids/1") {
+		t.Errorf("registry requests %q, want one GET /schemas/ids/1", got)
+	}
+}
+
+func startTestRegistry(t *testing.T) *benchRegistry {
+	t.Helper()
+	reg, err := startRegistry("bench-avro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.close)
+	return reg
+}
+
+// avroLines is kql's jsonl of records ids, decoded or raw.
+func avroLines(ids []int64, decoded bool) string {
+	var b strings.Builder
+	for j, i := range ids {
+		var v []byte
+		if decoded {
+			v = appendAvroJSON(nil, i)
+		} else {
+			v = fmt.Appendf(nil, `"x'%x'"`, appendAvroValue(nil, i))
+		}
+		fmt.Fprintf(&b, `{"partition":%d,"offset":%d,"timestamp":"2026-01-01T00:00:00.000Z","key":"k%d","value":%s,"headers":[]}`+"\n",
+			i%3, j, i, v)
+	}
+	return b.String()
+}
+
+func TestAvroValidators(t *testing.T) {
+	ids := []int64{3, 0, 4, 1, 2}
+	good, raw := avroLines(ids, true), avroLines(ids, false)
+	if err := checkAvroDecoded(5)(writeTemp(t, good)); err != nil {
+		t.Errorf("good decoded: %v", err)
+	}
+	if err := checkAvroRaw(5)(writeTemp(t, raw)); err != nil {
+		t.Errorf("good raw: %v", err)
+	}
+	lines := strings.SplitAfter(good, "\n")
+	for name, bad := range map[string]string{
+		"a record missing":               strings.Join(lines[1:], ""),
+		"an id twice":                    lines[0] + strings.Join(lines[:4], ""),
+		"an id too big":                  avroLines([]int64{3, 0, 4, 1, 5}, true),
+		"no newline at all":              strings.TrimSpace(strings.ReplaceAll(good, "\n", " ")),
+		"raw, not decoded":               raw,
+		"value a JSON string":            strings.Replace(good, `"value":{`, `"value":"{`, 1),
+		"a wrong amount":                 strings.Replace(good, `"amount":0.`, `"amount":1.`, 1),
+		"a wrong status":                 strings.Replace(good, `"NEW"`, `"OLD"`, 1),
+		"keys swapped":                   strings.Replace(strings.Replace(good, `"k3"`, `"kX"`, 1), `"k0"`, `"k3"`, 1),
+		"truncated":                      good[:len(good)-30],
+		"the first line without headers": strings.Replace(good, `,"headers":[]}`, `,"headers2":[]}`, 1),
+		"empty":                          "",
+	} {
+		if err := checkAvroDecoded(5)(writeTemp(t, bad)); err == nil {
+			t.Errorf("decoded check passed %s", name)
+		}
+	}
+	for name, bad := range map[string]string{
+		"decoded":          good,
+		"a record missing": strings.Join(strings.SplitAfter(raw, "\n")[1:], ""),
+		"another record's value": strings.Replace(raw, fmt.Sprintf("%x", appendAvroValue(nil, 3)),
+			fmt.Sprintf("%x", appendAvroValue(nil, 4)), 1),
+		"empty": "",
+	} {
+		if err := checkAvroRaw(5)(writeTemp(t, bad)); err == nil {
+			t.Errorf("raw check passed %s", name)
+		}
+	}
+}
+
+// TestEveryCheckRejectsWrongOutput: no contender's check passes an empty
+// output or garbage, and the Avro contenders' not one record too few, so no
+// run that read too little counts.
+func TestEveryCheckRejectsWrongOutput(t *testing.T) {
+	const n = 5
+	e := &benchEnv{
+		cfg:  &config{n: n, flatN: 10 * n, topic: "bench", flat: true, timeout: time.Minute},
+		kql:  filepath.Join(t.TempDir(), "no-kql"), // accepts nothing: the exec-api fallbacks
+		self: "kql-bench", bootstrap: "localhost:9092", flatTopic: "bench-flat", avroTopic: "bench-avro",
+		registry: startTestRegistry(t),
+	}
+	cs, _, err := contenders(context.Background(), e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range cs {
+		names = append(names, k.name)
+		if err := k.check(writeTemp(t, "")); err == nil {
+			t.Errorf("%s: the check passed an empty output", k.name)
+		}
+		if err := k.check(writeTemp(t, "garbage\n")); err == nil {
+			t.Errorf("%s: the check passed garbage", k.name)
+		}
+	}
+	for _, want := range []string{"exec-api jsonl Avro raw", "exec-api jsonl Avro decoded"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no contender %q in %q", want, names)
+		}
+	}
+	ids := []int64{0, 1, 2, 3}
+	for _, k := range cs {
+		switch k.name {
+		case "exec-api jsonl Avro decoded":
+			if err := k.check(writeTemp(t, avroLines(ids, true))); err == nil {
+				t.Errorf("%s: the check passed %d of %d records", k.name, len(ids), n)
+			}
+			if err := k.check(writeTemp(t, avroLines(append(ids, 4), true))); err != nil {
+				t.Errorf("%s: %v", k.name, err)
+			}
+			if g := k.goal; g.wallRef != "exec-api jsonl Avro raw" || g.wallMax != 2 || g.rssMaxMiB != 64 || g.registryMax != 5 {
+				t.Errorf("%s: goal %+v", k.name, g)
+			}
+		case "exec-api jsonl Avro raw":
+			if err := k.check(writeTemp(t, avroLines(ids, false))); err == nil {
+				t.Errorf("%s: the check passed %d of %d records", k.name, len(ids), n)
+			}
+			if err := k.check(writeTemp(t, avroLines(append(ids, 4), false))); err != nil {
+				t.Errorf("%s: %v", k.name, err)
+			}
+		}
+	}
+}
+
+func TestRegistryMeasured(t *testing.T) {
+	got := registryMeasured(stats{runs: 3, registryMax: 1}, []string{"GET /schemas/ids/1"})
+	if want := "1 (most of 3 runs; last: GET /schemas/ids/1)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	got = registryMeasured(stats{runs: 2, registryMax: 5}, []string{"a", "b", "c", "d", "e"})
+	if want := "5 (most of 2 runs; last: a, b, c, ... 2 more)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

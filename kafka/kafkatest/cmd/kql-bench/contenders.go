@@ -26,9 +26,11 @@ type benchEnv struct {
 	kcat      string // "" when kcat is not installed
 	bootstrap string // host:port,...
 	flatTopic string
+	avroTopic string         // the Avro values in the Confluent wire format (issue 10)
+	registry  *benchRegistry // the schema registry that decodes them; nil in tests
 }
 
-// goal is one target from issue 9 a contender is held to.
+// goal is one target from issue 9 or 10 a contender is held to.
 type goal struct {
 	wallRef    string  // wall <= wallMax x this contender's wall ("" : no wall goal)
 	wallMax    float64 //
@@ -36,6 +38,8 @@ type goal struct {
 	flatRef    string  // peak RSS <= flatMax x this contender's peak RSS ("": none)
 	flatMax    float64 //
 	writeStats bool    // count this contender's write syscalls once, with strace
+	// registryMax: schema registry requests per run <= this (0: no goal).
+	registryMax int
 }
 
 // contender is one program the bench times. Each run is its own process,
@@ -48,6 +52,10 @@ type contender struct {
 	timeout time.Duration // kill the child after this
 	check   func(path string) error
 	goal    goal
+
+	// registryLog is the schema registry requests of the contender's last
+	// run, for the report.
+	registryLog []string
 }
 
 const floorName = "floor (franz-go)"
@@ -99,6 +107,9 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 		cs = append(cs, &contender{name: w.name, argv: kqlArgv(stmt, "jsonl"), records: n, check: checkEmpty,
 			goal: goal{wallRef: "kql jsonl OLDEST", wallMax: 1.0}})
 	}
+	avro, avroNotes := avroContenders(ctx, e)
+	cs = append(cs, avro...)
+	notes = append(notes, avroNotes...)
 	if e.kcat != "" {
 		cs = append(cs, &contender{name: "kcat -C -J", records: n, check: checkJSONL(n, false),
 			argv: []string{e.kcat, "-C", "-J", "-e", "-q", "-o", "beginning", "-b", e.bootstrap, "-t", c.topic}})
@@ -153,6 +164,46 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 	return cs, notes, nil
 }
 
+// avroContenders are issue 10's: the Avro topic read as jsonl without a
+// registry (the values come out as hex) and decoded through it (each value a
+// nested JSON object), held to: decoding costs at most 2x the same read
+// without it, in 64 MiB, with a handful of registry requests per run (the
+// schema id is fetched once, not once per record).
+func avroContenders(ctx context.Context, e *benchEnv) ([]*contender, []string) {
+	c := e.cfg
+	n := c.n
+	var notes []string
+	raw := &contender{records: n, check: checkAvroRaw(n)}
+	decoded := &contender{records: n, check: checkAvroDecoded(n)}
+	if kqlHasFlag(ctx, e.kql, "--schema-registry") {
+		stmt := fmt.Sprintf("CONSUME %s FROM OLDEST LIMIT %d", e.avroTopic, n)
+		raw.name = "kql jsonl Avro raw"
+		raw.argv = []string{e.kql, "-b", e.bootstrap, "-e", stmt, "--format", "jsonl"}
+		decoded.name = "kql jsonl Avro decoded"
+		decoded.argv = append(slices.Clone(raw.argv), "--schema-registry", e.registry.URL())
+	} else {
+		// Both sides through the exec API in this binary, so the ratio
+		// compares like with like (the same process, renderer and
+		// start-up); only Session.Registry differs.
+		notes = append(notes, "kql has no --schema-registry flag yet: the Avro contenders run CONSUME through kql's exec API in this binary (-exec-consume), raw and decoded alike, the decoded one with Session.Registry set")
+		exe := []string{e.self, "-exec-consume", "-b", e.bootstrap, "-topic", e.avroTopic, "-limit", strconv.FormatInt(n, 10)}
+		raw.name = "exec-api jsonl Avro raw"
+		raw.argv = exe
+		decoded.name = "exec-api jsonl Avro decoded"
+		decoded.argv = append(slices.Clone(exe), "-registry", e.registry.URL())
+	}
+	decoded.goal = goal{wallRef: raw.name, wallMax: 2.0, rssMaxMiB: 64, registryMax: 5}
+	return []*contender{raw, decoded}, notes
+}
+
+// kqlHasFlag reports whether kql's --help lists flag.
+func kqlHasFlag(ctx context.Context, kql, flag string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, kql, "--help").CombinedOutput()
+	return bytes.Contains(out, []byte(flag+" ")) || bytes.Contains(out, []byte(flag+"="))
+}
+
 // kqlAccepts reports whether kql's parser takes stmt (kql --check connects
 // to nothing).
 func kqlAccepts(ctx context.Context, kql, stmt string) bool {
@@ -165,7 +216,7 @@ func kqlAccepts(ctx context.Context, kql, stmt string) bool {
 func validateOnce(ctx context.Context, e *benchEnv, k *contender) error {
 	out := filepath.Join(e.tmp, "out")
 	defer os.Remove(out)
-	if _, err := runChild(ctx, e, k.argv, k.timeout, out); err != nil {
+	if _, err := runContender(ctx, e, k, out); err != nil {
 		return err
 	}
 	return k.check(out)

@@ -3,7 +3,10 @@
 // (the floor), kql in each output format, and kcat when it is installed, each
 // as its own child process, interleaved, and prints wall, CPU and peak RSS
 // from each child's rusage with the ratios to the floor and the issue's
-// targets.
+// targets. Issue 10 adds a topic of the same records with Avro values in the
+// Confluent wire format, read with and without decoding through a schema
+// registry (franz-go's srfake, in the bench process), and counts the
+// registry requests each decoding run makes.
 //
 //	kql-bench                       # an in-process 3-broker kfake (make bench)
 //	kql-bench -real                 # the test bed's real 3-broker Kafka (make bench-real)
@@ -47,8 +50,9 @@ type config struct {
 
 	// Hidden modes: the bench re-executes itself as a contender.
 	floor       bool     // the bare franz-go consumer
-	execConsume bool     // CONSUME through kql's exec API (for LIMITs the parser rejects)
+	execConsume bool     // CONSUME through kql's exec API (LIMITs the parser rejects; a registry kql has no flag for)
 	limit       int64    // -exec-consume's LIMIT
+	registry    string   // -exec-consume's schema registry URL ("": none)
 	argv        []string // -spawn's command
 	spawn       string   // run the arguments as a measured child, report to this file (see spawn.go)
 }
@@ -59,7 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.bootstrap, "b", "", "use this existing cluster, `host:port,...` (default: start an in-process 3-broker kfake)")
 	fs.BoolVar(&c.real, "real", false, "start the test bed's real 3-broker Kafka cluster (needs Java 17+ and the jars, as make cluster)")
-	fs.StringVar(&c.topic, "topic", "bench", "topic to seed and read; the -flat topic is this name + \"-flat\"")
+	fs.StringVar(&c.topic, "topic", "bench", "topic to seed and read; the -flat topic is this name + \"-flat\", the Avro one + \"-avro\"")
 	fs.Int64Var(&c.n, "n", 1000000, "records in the topic, and the LIMIT of every read")
 	fs.IntVar(&c.partitions, "partitions", 32, "partitions of the seeded topics")
 	fs.IntVar(&c.runs, "runs", 5, "timed runs of each contender (interleaved round-robin)")
@@ -72,6 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.floor, "floor", false, "(internal) run as the floor contender")
 	fs.BoolVar(&c.execConsume, "exec-consume", false, "(internal) run CONSUME through kql's exec API")
 	fs.Int64Var(&c.limit, "limit", 0, "(internal) LIMIT for -exec-consume")
+	fs.StringVar(&c.registry, "registry", "", "(internal) schema registry URL for -exec-consume")
 	fs.StringVar(&c.spawn, "spawn", "", "(internal) run the arguments after -- and write their rusage to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -114,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case c.floor:
 		err = floorMain(ctx, splitAddrs(c.bootstrap), c.topic, stdout)
 	case c.execConsume:
-		err = execConsumeMain(ctx, splitAddrs(c.bootstrap), c.topic, c.limit, stdout)
+		err = execConsumeMain(ctx, splitAddrs(c.bootstrap), c.topic, c.limit, c.registry, stdout)
 	default:
 		// Children get a parent-death signal, which Linux ties to the
 		// forking thread, not the process: fork them all from this locked
@@ -173,19 +178,34 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	defer cl.close()
 	fmt.Fprintf(stdout, "cluster: %s, bootstrap %s\n", cl.name, strings.Join(cl.bootstrap, ","))
 
-	if err := seedTopic(ctx, cl.bootstrap, c.topic, c.n, c.partitions, c.reseed, stdout); err != nil {
+	if err := seedTopic(ctx, cl.bootstrap, c.topic, c.n, c.partitions, jsonValues, c.reseed, stdout); err != nil {
 		return err
 	}
 	flatTopic := c.topic + "-flat"
 	if c.flat {
-		if err := seedTopic(ctx, cl.bootstrap, flatTopic, c.flatN, c.partitions, c.reseed, stdout); err != nil {
+		if err := seedTopic(ctx, cl.bootstrap, flatTopic, c.flatN, c.partitions, jsonValues, c.reseed, stdout); err != nil {
 			return err
 		}
+	}
+
+	// Issue 10: the same records with Avro values in the Confluent wire
+	// format, and a schema registry in this process to decode them (for
+	// kfake and -real alike), which counts the requests each run makes.
+	avroTopic := c.topic + "-avro"
+	reg, err := startRegistry(avroTopic)
+	if err != nil {
+		return err
+	}
+	defer reg.close()
+	fmt.Fprintf(stdout, "schema registry: srfake at %s, subject %s-value, schema id %d\n", reg.URL(), avroTopic, avroSchemaID)
+	if err := seedTopic(ctx, cl.bootstrap, avroTopic, c.n, c.partitions, avroValues, c.reseed, stdout); err != nil {
+		return err
 	}
 
 	env := &benchEnv{
 		cfg: c, tmp: tmp, kql: kqlBin, self: self,
 		bootstrap: strings.Join(cl.bootstrap, ","), flatTopic: flatTopic,
+		avroTopic: avroTopic, registry: reg,
 	}
 	env.kcat, _ = lookPath(c.kcat)
 	if s, err := runChild(ctx, env, []string{"true"}, c.timeout, os.DevNull); err == nil {

@@ -19,6 +19,9 @@ import (
 type sample struct {
 	wall, user, sys time.Duration
 	rssKiB          int64 // ru_maxrss: peak resident set, KiB on Linux
+	// registry is the schema registry requests the run made (counted by
+	// the bench's registry, not reported by the spawner).
+	registry int64
 }
 
 // runChild runs argv through the spawner (see spawn.go) with stdout and
@@ -71,6 +74,20 @@ func runChild(ctx context.Context, e *benchEnv, argv []string, timeout time.Dura
 	return parseSample(string(rep))
 }
 
+// runContender is runChild for one run of k, which also counts the schema
+// registry requests the run made: children run one at a time, so the
+// requests between its start and its end are its own.
+func runContender(ctx context.Context, e *benchEnv, k *contender, stdoutPath string) (sample, error) {
+	if e.registry == nil {
+		return runChild(ctx, e, k.argv, k.timeout, stdoutPath)
+	}
+	e.registry.take()
+	s, err := runChild(ctx, e, k.argv, k.timeout, stdoutPath)
+	k.registryLog = e.registry.take()
+	s.registry = int64(len(k.registryLog))
+	return s, err
+}
+
 func shortArgv(argv []string) string {
 	a := append([]string{filepath.Base(argv[0])}, argv[1:]...)
 	for i, s := range a {
@@ -117,7 +134,7 @@ func timeRounds(ctx context.Context, e *benchEnv, cs []*contender, progress io.W
 			}
 			var walls []time.Duration
 			for range reps {
-				s, err := runChild(ctx, e, k.argv, k.timeout, out)
+				s, err := runContender(ctx, e, k, out)
 				if err == nil {
 					if err = k.check(out); err != nil {
 						err = fmt.Errorf("wrong output: %w", err)

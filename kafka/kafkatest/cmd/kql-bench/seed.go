@@ -35,6 +35,16 @@ func appendValue(b []byte, i int64) []byte {
 	return append(b, `"}`...)
 }
 
+// seedValues is what a seeded topic's values are: seedTopic calls append
+// for record i's value, which must be at most valueSize bytes.
+type seedValues struct {
+	desc   string // for the log line: "100 B JSON values"
+	append func(b []byte, i int64) []byte
+}
+
+// jsonValues are the main topic's values (appendValue).
+var jsonValues = seedValues{desc: fmt.Sprintf("%d B JSON values", valueSize), append: appendValue}
+
 // appendKey appends record i's short key.
 func appendKey(b []byte, i int64) []byte {
 	return strconv.AppendInt(append(b, 'k'), i, 10)
@@ -78,8 +88,10 @@ func topicCount(ctx context.Context, adm *kadm.Client, topic string) (records in
 // seedTopic makes topic hold exactly n records in the given number of
 // partitions, reusing it when it already does (so -b runs seed only once).
 // Records go round-robin over the partitions with timestamps increasing by
-// 1 ms per record, uncompressed, through one batched franz-go producer.
-func seedTopic(ctx context.Context, bootstrap []string, topic string, n int64, partitions int, reseed bool, out io.Writer) error {
+// 1 ms per record, uncompressed, through one batched franz-go producer;
+// record i has key appendKey(i) and value values.append(i), so every topic
+// the bench seeds has the same shape whatever its values' encoding.
+func seedTopic(ctx context.Context, bootstrap []string, topic string, n int64, partitions int, values seedValues, reseed bool, out io.Writer) error {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(bootstrap...),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
@@ -164,7 +176,7 @@ func seedTopic(ctx context.Context, bootstrap []string, topic string, n int64, p
 		chunk = appendKey(chunk, i)
 		key := chunk[at:len(chunk):len(chunk)]
 		at = len(chunk)
-		chunk = appendValue(chunk, i)
+		chunk = values.append(chunk, i)
 		value := chunk[at:len(chunk):len(chunk)]
 		cl.Produce(ctx, &kgo.Record{
 			Topic:     topic,
@@ -188,7 +200,7 @@ func seedTopic(ctx context.Context, bootstrap []string, topic string, n int64, p
 	if have != n {
 		return fmt.Errorf("seeded %s but it holds %d records, want %d", topic, have, n)
 	}
-	fmt.Fprintf(out, "topic %s: seeded %d records of %d B values in %d partitions in %s (%.0fk records/s)\n",
-		topic, n, valueSize, partitions, took.Round(100*time.Millisecond), float64(n)/took.Seconds()/1000)
+	fmt.Fprintf(out, "topic %s: seeded %d records of %s in %d partitions in %s (%.0fk records/s)\n",
+		topic, n, values.desc, partitions, took.Round(100*time.Millisecond), float64(n)/took.Seconds()/1000)
 	return nil
 }
