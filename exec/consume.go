@@ -501,14 +501,26 @@ func (r *consumeResult) Next() (result.Row, bool) {
 	if len(rec.Headers) > 0 {
 		row[5] = slices.Clone(rec.Headers)
 	}
-	// A decoded key or value is in the decoder's buffer, reused too.
-	if rec.KeySchema.Decoded && rec.Key != nil {
-		row[3] = result.JSON(slices.Clone(rec.Key))
+	// A key or value the registry decoded is in the decoder's buffer,
+	// reused too (a decoded string is plain text there, not JSON).
+	if rec.KeySchema.HasID && rec.Key != nil {
+		row[3] = cloneCell(row[3])
 	}
-	if rec.ValueSchema.Decoded && rec.Value != nil {
-		row[4] = result.JSON(slices.Clone(rec.Value))
+	if rec.ValueSchema.HasID && rec.Value != nil {
+		row[4] = cloneCell(row[4])
 	}
 	return row, true
+}
+
+// cloneCell copies a key or value cell, keeping its type.
+func cloneCell(v any) any {
+	switch x := v.(type) {
+	case result.JSON:
+		return result.JSON(slices.Clone(x))
+	case []byte:
+		return slices.Clone(x)
+	}
+	return v
 }
 
 // NextRecord is the record path: the next record in a Record reused from

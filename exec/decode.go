@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -69,8 +71,30 @@ func (d *recordDecoder) side(r *result.Record, b *[]byte, buf *[]byte, side stri
 		return result.WireSchema{ID: id, HasID: true}
 	}
 	*buf = out
+	if len(out) > 0 && out[0] == '"' {
+		// A string (the usual key schema) is its text, as an unencoded
+		// key is: WHERE key = 'k-1' finds it, and a table shows k-1.
+		if text, ok := unquoteJSON(out); ok {
+			*b = text
+			return result.WireSchema{ID: id, HasID: true}
+		}
+	}
 	*b = out
 	return result.WireSchema{ID: id, HasID: true, Decoded: true}
+}
+
+// unquoteJSON returns the text of a JSON string: the bytes between the
+// quotes when nothing is escaped (no copy), else the unescaped copy.
+func unquoteJSON(q []byte) ([]byte, bool) {
+	inner := q[1 : len(q)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	var s string
+	if json.Unmarshal(q, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
 }
 
 func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error) {

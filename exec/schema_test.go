@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -278,6 +279,41 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 
 			rows, _, _ = query(t, s, fmt.Sprintf(`PRODUCE INTO %s VALUE '{"id": 2, "amount": 1, "at": 0, "status": "FAILED"}' VALUE SCHEMA '%s' VERSION 1`, q, fx.avroSubject))
 			require.EqualValues(t, fx.avroV1, rows[0][5])
+		})
+
+		t.Run("KEY SCHEMA: the key is encoded, partitioned by its encoded bytes, and read back as its text; JSON Schema values", func(t *testing.T) {
+			cl, err := sr.NewClient(sr.URLs(upstream))
+			require.NoError(t, err)
+			jtopic, _, _ := createSpreadTopic(t, b)
+			jq := lang.QuoteName(jtopic)
+			keySubject, jsonSubject := jtopic+"-key", jtopic+"-value"
+			kss, err := cl.CreateSchema(ctxT(t), keySubject, sr.Schema{Schema: `{"type":"string"}`, Type: sr.TypeAvro})
+			require.NoError(t, err)
+			jss, err := cl.CreateSchema(ctxT(t), jsonSubject, sr.Schema{Type: sr.TypeJSON,
+				Schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},"required":["n"]}`})
+			require.NoError(t, err)
+			for i := 0; i < 12; i++ {
+				rows, _, _ := query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 'cust-%d' KEY SCHEMA '%s' VALUE '{"n": %d, "tags": ["a"]}' VALUE SCHEMA '%s'`, jq, i, keySubject, i, jsonSubject))
+				encKey := append([]byte{0, byte(kss.ID >> 24), byte(kss.ID >> 16), byte(kss.ID >> 8), byte(kss.ID)}, byte(2*len(fmt.Sprintf("cust-%d", i))))
+				encKey = append(encKey, fmt.Sprintf("cust-%d", i)...)
+				require.EqualValues(t, kafka.PartitionForKey(jtopic, encKey, 6), rows[0][1], "murmur2 of the encoded key, as the Java producer after the Confluent serializer")
+				require.EqualValues(t, kss.ID, rows[0][4])
+				require.EqualValues(t, jss.ID, rows[0][5])
+			}
+			rows, _, _ := query(t, s, fmt.Sprintf("SELECT key, value, key_schema_id, value.n FROM %s WHERE key = 'cust-7'", jq))
+			require.Len(t, rows, 1, "a string key reads as its text: WHERE key = 'cust-7' finds it")
+			require.Equal(t, "cust-7", string(rows[0][0].([]byte)))
+			require.Equal(t, `{"n":7,"tags":["a"]}`, string(rows[0][1].(result.JSON)))
+			require.EqualValues(t, kss.ID, rows[0][2])
+			require.Equal(t, "7", string(rows[0][3].([]byte)))
+
+			st, err := lang.Parse(fmt.Sprintf(`PRODUCE INTO %s VALUE '{"n": "seven"}' VALUE SCHEMA '%s'`, jq, jsonSubject))
+			require.NoError(t, err)
+			_, err = s.Execute(ctxT(t), st)
+			require.ErrorContains(t, err, "at /n")
+
+			rows, _, _ = query(t, s, fmt.Sprintf("SHOW SCHEMAS FOR TOPIC %s", jq))
+			require.Equal(t, []result.Row{{"key", keySubject, int64(1), int64(kss.ID), "AVRO"}, {"value", jsonSubject, int64(1), int64(jss.ID), "JSON"}}, rows)
 		})
 
 		t.Run("a value that does not fit its schema is an error naming the field; nothing is written", func(t *testing.T) {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -90,6 +91,15 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 		return out, fmt.Errorf("schema id %d: %w", id, err)
 	}
 	body, err := c.encode(nil, text)
+	if err != nil && !json.Valid(text) {
+		// A string schema (the usual key schema) also takes bare text that
+		// is not JSON, as reading shows it: KEY 'cust-7' as well as
+		// KEY '"cust-7"'. (Text that is JSON is only ever read as JSON.)
+		quoted, _ := json.Marshal(string(text))
+		if b, qerr := c.encode(nil, quoted); qerr == nil {
+			body, err = b, nil
+		}
+	}
 	if err != nil {
 		if ref.ID > 0 {
 			return out, fmt.Errorf("%s (%s): %w", ref, typeName(c.kind()), err)
