@@ -281,9 +281,9 @@ func (r *avroReader) primitive(dst []byte, s *avro.PrimitiveSchema) []byte {
 		case avro.TimeMicros:
 			return appendQuotedTime(dst, time.UnixMicro(v).UTC(), "15:04:05.000000")
 		case avro.TimestampMillis, avro.LocalTimestampMillis:
-			return appendTimestamp(dst, v, 1e3)
+			return appendTimestamp(dst, v, 1e3, logical == avro.LocalTimestampMillis)
 		case avro.TimestampMicros, avro.LocalTimestampMicros:
-			return appendTimestamp(dst, v, 1e6)
+			return appendTimestamp(dst, v, 1e6, logical == avro.LocalTimestampMicros)
 		}
 		return strconv.AppendInt(dst, v, 10)
 	case avro.Float:
@@ -376,11 +376,16 @@ func appendQuotedTime(dst []byte, t time.Time, layout string) []byte {
 // Unix epoch, as quoted RFC 3339 text in UTC with 3 or 6 fraction digits:
 // what time.Format's 2006-01-02T15:04:05.000Z07:00 writes, without its
 // layout parsing, which took a quarter of decoding a record with one
-// timestamp. Years outside 0000-9999 go through time.Format.
-func appendTimestamp(dst []byte, v, perSec int64) []byte {
+// timestamp. Years outside 0000-9999 go through time.Format. A local
+// timestamp (local-timestamp-*) is a wall-clock time in no zone: it is
+// written without the Z, which would claim UTC.
+func appendTimestamp(dst []byte, v, perSec int64, local bool) []byte {
 	digits, layout := 3, "2006-01-02T15:04:05.000Z07:00"
 	if perSec == 1e6 {
 		digits, layout = 6, "2006-01-02T15:04:05.000000Z07:00"
+	}
+	if local {
+		layout = strings.TrimSuffix(layout, "Z07:00")
 	}
 	sec, frac := floorDiv(v, perSec)
 	days, sod := floorDiv(sec, 86400)
@@ -417,6 +422,9 @@ func appendTimestamp(dst []byte, v, perSec int64) []byte {
 	dst = appendDigits(dst, sod%60, 2)
 	dst = append(dst, '.')
 	dst = appendDigits(dst, frac, digits)
+	if local {
+		return append(dst, '"')
+	}
 	return append(dst, 'Z', '"')
 }
 

@@ -74,10 +74,10 @@ func TestAppendTimestamp(t *testing.T) {
 		vs = append(vs, rng.Int64N(5_000_000_000_000)-1_000_000_000_000)     // 1938-2128
 	}
 	for _, v := range vs {
-		if got, want := string(appendTimestamp(nil, v, 1e3)), `"`+time.UnixMilli(v).UTC().Format("2006-01-02T15:04:05.000Z07:00")+`"`; got != want {
+		if got, want := string(appendTimestamp(nil, v, 1e3, false)), `"`+time.UnixMilli(v).UTC().Format("2006-01-02T15:04:05.000Z07:00")+`"`; got != want {
 			t.Errorf("millis %d: %s, want %s", v, got, want)
 		}
-		if got, want := string(appendTimestamp(nil, v, 1e6)), `"`+time.UnixMicro(v).UTC().Format("2006-01-02T15:04:05.000000Z07:00")+`"`; got != want {
+		if got, want := string(appendTimestamp(nil, v, 1e6, false)), `"`+time.UnixMicro(v).UTC().Format("2006-01-02T15:04:05.000000Z07:00")+`"`; got != want {
 			t.Errorf("micros %d: %s, want %s", v, got, want)
 		}
 	}
