@@ -16,7 +16,8 @@ import (
 // jsonCodec is a JSON Schema: the payload after the header is JSON text,
 // shown compacted; writing validates against the schema first.
 type jsonCodec struct {
-	schema *jsonschema.Schema
+	schema     *jsonschema.Schema
+	compileErr error // the schema did not compile: records still read, none is written
 }
 
 // jsonSchemaBase is where the main schema lives for resolving relative
@@ -83,7 +84,9 @@ func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
 	}
 	sch, err := c.Compile(main)
 	if err != nil {
-		return nil, fmt.Errorf("the JSON Schema does not compile: %w", err)
+		// Reading needs no schema (the payload is JSON already): only
+		// writing, which validates, fails on it.
+		return &jsonCodec{compileErr: fmt.Errorf("the JSON Schema does not compile: %w", err)}, nil
 	}
 	return &jsonCodec{schema: sch}, nil
 }
@@ -99,6 +102,9 @@ func (c *jsonCodec) appendJSON(dst, payload []byte) ([]byte, error) {
 }
 
 func (c *jsonCodec) encode(dst []byte, text []byte) ([]byte, error) {
+	if c.compileErr != nil {
+		return nil, c.compileErr
+	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(text))
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)

@@ -116,3 +116,16 @@ func TestJSONSchemaReferenceWithIDsOnBothSides(t *testing.T) {
 	_, err = reg.Encode(t.Context(), Ref{ID: id}, []byte(`{"ship": {"city": "x"}}`))
 	require.NoError(t, err)
 }
+
+// A JSON Schema that does not compile still lets its records be read (the
+// payload is JSON already); only PRODUCE, which validates, fails on it.
+func TestJSONSchemaThatDoesNotCompileStillReads(t *testing.T) {
+	f := newFake(t)
+	id := f.register(t, "broken-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"type": 5}`})
+	reg := f.open(t)
+	out, _, _, err := reg.NewDecoder(t.Context()).Decode(nil, wire(id, []byte(`{"a": [1, 2]}`)))
+	require.NoError(t, err)
+	require.Equal(t, `{"a":[1,2]}`, string(out))
+	_, err = reg.Encode(t.Context(), Ref{Subject: "broken-value"}, []byte(`{"a": 1}`))
+	require.ErrorContains(t, err, "does not compile")
+}
