@@ -321,7 +321,10 @@ func (tr *tracer) items(api string) []string {
 
 // text is a value as the text formats show it.
 func text(v any) string {
-	if b, ok := v.([]byte); ok {
+	switch b := v.(type) {
+	case []byte:
+		return string(b)
+	case result.JSON:
 		return string(b)
 	}
 	return fmt.Sprint(v)

@@ -114,17 +114,20 @@ func looksJSON(b []byte) bool {
 // point into the record's bytes (or gjson's unescaped copy).
 func fromJSON(r gjson.Result) Value {
 	switch r.Type {
+	// Numbers and booleans keep their JSON text (J, B): a projection
+	// hands them on as JSON, so json output writes 9.50 as the number it
+	// was, not as the string "9.5".
 	case gjson.True:
-		return trueValue
+		return Value{K: Bool, I: 1, B: unsafeBytes(r.Raw), J: true}
 	case gjson.False:
-		return falseVal
+		return Value{K: Bool, B: unsafeBytes(r.Raw), J: true}
 	case gjson.Number:
 		if isIntText(r.Raw) {
 			if i, err := strconv.ParseInt(r.Raw, 10, 64); err == nil {
-				return Value{K: Int, I: i}
+				return Value{K: Int, I: i, B: unsafeBytes(r.Raw), J: true}
 			}
 		}
-		return Value{K: Float, F: r.Num}
+		return Value{K: Float, F: r.Num, B: unsafeBytes(r.Raw), J: true}
 	case gjson.String:
 		return Value{K: Bytes, B: unsafeBytes(r.Str)}
 	case gjson.JSON:

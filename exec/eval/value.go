@@ -144,7 +144,7 @@ func (v Value) Any(t result.Type) any {
 	case result.String, result.Number:
 		return string(v.Text())
 	}
-	if v.J && v.K == Bytes {
+	if v.J && v.B != nil && t == result.Bytes {
 		// A path's raw text keeps the record's own spacing and line
 		// breaks; one record must stay one line of jsonl.
 		var buf bytes.Buffer
