@@ -102,7 +102,9 @@ func (d *recordDecoder) warnings() []string {
 	out := make([]string, 0, len(keys))
 	for _, k := range keys {
 		f := d.fails[k]
-		shown := fmt.Sprintf("%d %s shown with raw bytes", f.records, plural(int(f.records), "record", "records"))
+		// "left as", not "shown with": WHERE may have left the record out
+		// (or an aggregate counted it), and then it was never shown.
+		shown := fmt.Sprintf("%d %s left as raw bytes", f.records, plural(int(f.records), "record", "records"))
 		if k.unreachable {
 			out = append(out, fmt.Sprintf("%v (first needed for the %s of partition %d offset %d); %s",
 				f.err, f.side, f.partition, f.offset, shown))

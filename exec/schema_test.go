@@ -188,7 +188,7 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 			require.Contains(t, warnings[0], "schema id 2147483632")
 			require.Contains(t, warnings[0], "partition 0 offset")
 			require.Contains(t, warnings[0], "does not know this schema id")
-			require.Contains(t, warnings[0], "1 record shown with raw bytes")
+			require.Contains(t, warnings[0], "1 record left as raw bytes")
 		})
 
 		t.Run("paths in WHERE and SELECT work on decoded values", func(t *testing.T) {
@@ -251,7 +251,7 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 			warnings := res.(result.Warner).Warnings()
 			require.Len(t, warnings, 1, "%q", warnings)
 			require.Contains(t, warnings[0], "could not be reached")
-			require.Contains(t, warnings[0], "61 records shown with raw bytes")
+			require.Contains(t, warnings[0], "61 records left as raw bytes")
 		})
 	})
 }

@@ -1,0 +1,43 @@
+package exec
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
+)
+
+// The warning about records that did not decode does not claim they were
+// shown: WHERE may have left them out.
+func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		fx := registerSchemas(t, upstream, topic)
+		var recs []*kgo.Record
+		for i := 0; i < 10; i++ {
+			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
+			key := fmt.Sprintf("k%d", i)
+			if i == 3 || i == 7 {
+				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
+				key = "bad"
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		rows, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'k1'", lang.QuoteName(topic)))
+		require.Len(t, rows, 1)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, "%q", w)
+		require.Contains(t, w[0], "; 2 records left as raw bytes")
+		require.NotContains(t, w[0], "shown", "WHERE left the records out: they were not shown")
+	})
+}
