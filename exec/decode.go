@@ -25,6 +25,11 @@ type recordDecoder struct {
 	kbuf, vbuf []byte          // the decoded key and value, reused per record
 	fails      map[failKey]*decodeFailure
 	order      []failKey
+	// counted: per partition, the offset below which a tail read's key
+	// scan has counted the records already. The page it then reads lies
+	// below it, and counting the page's records again said "2 records"
+	// for one; FOLLOW reads on from there, and those records count.
+	counted map[int32]int64
 }
 
 type failKey struct {
@@ -87,6 +92,8 @@ func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error)
 		f = &decodeFailure{err: err, side: side, partition: r.Partition, offset: r.Offset}
 		d.fails[k] = f
 		d.order = append(d.order, k)
+	} else if end, ok := d.counted[r.Partition]; ok && r.Offset < end {
+		return // the key scan counted this record
 	}
 	f.records++
 }

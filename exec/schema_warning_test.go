@@ -41,3 +41,44 @@ func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
 		require.NotContains(t, w[0], "shown", "WHERE left the records out: they were not shown")
 	})
 }
+
+// A tail read with WHERE (FROM NEWEST) reads the page's records twice: in
+// its key scan, which decodes for WHERE, and for the page. Each record that
+// did not decode counts once.
+func TestSchemaWarningCountsATailReadsRecordsOnce(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		fx := registerSchemas(t, upstream, topic)
+		var recs []*kgo.Record
+		for i := 0; i < 10; i++ {
+			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
+			key := fmt.Sprintf("k%d", i)
+			if i == 3 || i == 7 {
+				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
+				key = "bad"
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		q := lang.QuoteName(topic)
+		warningOf := func(t *testing.T, src string, wantRows int) string {
+			t.Helper()
+			rows, _, res := query(t, s, src)
+			require.Len(t, rows, wantRows, src)
+			w := res.(result.Warner).Warnings()
+			require.Len(t, w, 1, "%s: %q", src, w)
+			return w[0]
+		}
+
+		w := warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST WHERE key = 'bad' OR key = 'k9' LIMIT 3", q), 3)
+		require.Regexp(t, "partition 0 offset [37]:", w)
+		require.Contains(t, w, "; 2 records left as raw bytes", "a tail read counted the records twice")
+
+		// Without WHERE the key scan decodes nothing: the page counts.
+		w = warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST LIMIT 8", q), 8)
+		require.Contains(t, w, "; 2 records left as raw bytes")
+	})
+}
