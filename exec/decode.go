@@ -43,6 +43,11 @@ type decodeFailure struct {
 	partition int32
 	offset    int64
 	records   int64
+	// The record counted last: its key and value may both fail with one
+	// failKey (a registry that cannot be reached, one id for both), and
+	// they are one record, not two.
+	lastPartition int32
+	lastOffset    int64
 }
 
 func (s *Session) newRecordDecoder(ctx context.Context) *recordDecoder {
@@ -94,7 +99,10 @@ func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error)
 		d.order = append(d.order, k)
 	} else if end, ok := d.counted[r.Partition]; ok && r.Offset < end {
 		return // the key scan counted this record
+	} else if f.lastPartition == r.Partition && f.lastOffset == r.Offset {
+		return // its key failed, now its value: one record
 	}
+	f.lastPartition, f.lastOffset = r.Partition, r.Offset
 	f.records++
 }
 

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,5 +81,32 @@ func TestSchemaWarningCountsATailReadsRecordsOnce(t *testing.T) {
 		// Without WHERE the key scan decodes nothing: the page counts.
 		w = warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST LIMIT 8", q), 8)
 		require.Contains(t, w, "; 2 records left as raw bytes")
+	})
+}
+
+// A record whose key and value both failed (a registry that cannot be
+// reached, with Avro keys and values) is one record, not two.
+func TestSchemaWarningCountsAKeyAndValueRecordOnce(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		var recs []*kgo.Record
+		for i := 0; i < 5; i++ {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0,
+				Key: []byte{0, 0, 0, 0, 7, 2}, Value: []byte{0, 0, 0, 0, 8, 2, 4}})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		dead := "http://" + ln.Addr().String()
+		ln.Close()
+		s, _ := session(t, b)
+		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
+		require.NoError(t, err)
+		rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
+		require.Len(t, rows, 5)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, "%q", w)
+		require.Contains(t, w[0], "could not be reached")
+		require.Contains(t, w[0], "; 5 records left as raw bytes", "a record's key and value counted as two records")
 	})
 }
