@@ -322,6 +322,22 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 			return nil
 		}
 	}
+	// With WHERE, the key scan decodes (WHERE needs the decoded values) and
+	// counts the records that did not decode; the page is read from what
+	// it read. Without WHERE it decodes nothing and the page counts.
+	defer func() {
+		if r.q == nil || r.q.where == nil {
+			return
+		}
+		for tp := range bounds {
+			if lows[tp] < ends[tp] {
+				if r.dec.counted == nil {
+					r.dec.counted = map[int32]int64{}
+				}
+				r.dec.counted[tp.Partition] = ends[tp]
+			}
+		}
+	}()
 	for {
 		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget}
 		widened := false

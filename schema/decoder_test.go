@@ -320,3 +320,26 @@ func TestDecodeMissingReference(t *testing.T) {
 	require.Contains(t, err.Error(), `reference "Address"`)
 	require.NotContains(t, err.Error(), "does not know it")
 }
+
+// An id the registry did not know when one statement asked is asked again
+// by the next: it may be registered since (schemas imported with their ids
+// from the registry the records were written against, or a registry node
+// that had not caught up). Within one statement it is asked once.
+func TestDecodeUnknownIDAskedAgainByTheNextStatement(t *testing.T) {
+	f := newFake(t)
+	reg := f.open(t)
+	payload := wire(4242, []byte{2, 2, 'a'}) // {"id":1,"name":"a"}
+	dec := reg.NewDecoder(t.Context())
+	for range 3 {
+		_, _, _, err := dec.Decode(nil, payload)
+		require.ErrorContains(t, err, "does not know this schema id")
+	}
+	require.Equal(t, 1, f.asked("GET /schemas/ids/4242"))
+
+	f.SeedSchema("users-value", 1, 4242, sr.Schema{Type: sr.TypeAvro, Schema: userAvro})
+	dec = reg.NewDecoder(t.Context())
+	out, _, _, err := dec.Decode(nil, payload)
+	require.NoError(t, err, "the next statement still failed the id without asking")
+	require.Equal(t, `{"id":1,"name":"a"}`, string(out))
+	require.Equal(t, 2, f.asked("GET /schemas/ids/4242"))
+}

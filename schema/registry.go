@@ -183,7 +183,12 @@ func (r *Registry) codecFor(ctx context.Context, id int) (codec, error) {
 		e.codec, e.err = r.compile(ctx, id)
 		e.done.Store(true)
 	})
-	if e.err != nil && (statementWide(e.err) || errors.Is(e.err, context.Canceled)) {
+	// An id the registry does not know is forgotten too: it may be
+	// registered later (imported with its id, or a registry node that had
+	// not caught up), and kept, it failed every statement of the session
+	// until kql was restarted. A Decoder keeps the failure for the rest of
+	// its statement, so it is still asked once per statement.
+	if e.err != nil && (statementWide(e.err) || errors.Is(e.err, context.Canceled) || idNotFound(e.err)) {
 		// A registry that could not be reached, or refused us, may answer
 		// later, and a fetch cut short by its statement's cancellation
 		// says nothing about the schema: forget the failure so the next

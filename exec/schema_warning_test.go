@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
+)
+
+// The warning about records that did not decode does not claim they were
+// shown: WHERE may have left them out.
+func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		fx := registerSchemas(t, upstream, topic)
+		var recs []*kgo.Record
+		for i := 0; i < 10; i++ {
+			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
+			key := fmt.Sprintf("k%d", i)
+			if i == 3 || i == 7 {
+				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
+				key = "bad"
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		rows, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'k1'", lang.QuoteName(topic)))
+		require.Len(t, rows, 1)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, "%q", w)
+		require.Contains(t, w[0], "; 2 records left as raw bytes")
+		require.NotContains(t, w[0], "shown", "WHERE left the records out: they were not shown")
+	})
+}
+
+// A tail read with WHERE (FROM NEWEST) reads the page's records twice: in
+// its key scan, which decodes for WHERE, and for the page. Each record that
+// did not decode counts once.
+func TestSchemaWarningCountsATailReadsRecordsOnce(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		upstream := testRegistryURL(t, b)
+		fx := registerSchemas(t, upstream, topic)
+		var recs []*kgo.Record
+		for i := 0; i < 10; i++ {
+			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
+			key := fmt.Sprintf("k%d", i)
+			if i == 3 || i == 7 {
+				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
+				key = "bad"
+			}
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		q := lang.QuoteName(topic)
+		warningOf := func(t *testing.T, src string, wantRows int) string {
+			t.Helper()
+			rows, _, res := query(t, s, src)
+			require.Len(t, rows, wantRows, src)
+			w := res.(result.Warner).Warnings()
+			require.Len(t, w, 1, "%s: %q", src, w)
+			return w[0]
+		}
+
+		w := warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST WHERE key = 'bad' OR key = 'k9' LIMIT 3", q), 3)
+		require.Regexp(t, "partition 0 offset [37]:", w)
+		require.Contains(t, w, "; 2 records left as raw bytes", "a tail read counted the records twice")
+
+		// Without WHERE the key scan decodes nothing: the page counts.
+		w = warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST LIMIT 8", q), 8)
+		require.Contains(t, w, "; 2 records left as raw bytes")
+	})
+}
+
+// A record whose key and value both failed (a registry that cannot be
+// reached, with Avro keys and values) is one record, not two.
+func TestSchemaWarningCountsAKeyAndValueRecordOnce(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		var recs []*kgo.Record
+		for i := 0; i < 5; i++ {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0,
+				Key: []byte{0, 0, 0, 0, 7, 2}, Value: []byte{0, 0, 0, 0, 8, 2, 4}})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		dead := "http://" + ln.Addr().String()
+		ln.Close()
+		s, _ := session(t, b)
+		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
+		require.NoError(t, err)
+		rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
+		require.Len(t, rows, 5)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, "%q", w)
+		require.Contains(t, w[0], "could not be reached")
+		require.Contains(t, w[0], "; 5 records left as raw bytes", "a record's key and value counted as two records")
+	})
+}
