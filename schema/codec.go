@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 )
@@ -50,7 +51,8 @@ type Decoder struct {
 	reg    *Registry
 	ctx    context.Context
 	failed map[int32]error
-	down   error
+	down   error     // the registry did not answer (or refused us)...
+	downAt time.Time // ...at this time: asked no more until RetryDownAfter
 
 	// The codec of the id the last record decoded with: a topic's records
 	// mostly share one, and this spares each of them the registry cache's
@@ -58,6 +60,11 @@ type Decoder struct {
 	lastID int32
 	last   codec
 }
+
+// RetryDownAfter is how long a statement's decoder leaves a registry that
+// did not answer alone: long enough that a million records do not each wait
+// for it, short enough that a FOLLOW running for hours picks it up again.
+var RetryDownAfter = 30 * time.Second
 
 // NewDecoder returns a statement's decoder; ctx bounds its registry requests.
 func (r *Registry) NewDecoder(ctx context.Context) *Decoder {
@@ -104,14 +111,14 @@ func (d *Decoder) Decode(dst, b []byte) (out []byte, id int32, ok bool, err erro
 	// another id. (The down check came first, and failed them all.)
 	c := d.reg.compiled(int(id))
 	if c == nil {
-		if d.down != nil {
+		if d.down != nil && time.Since(d.downAt) < RetryDownAfter {
 			return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: d.down}
 		}
 		var err error
 		c, err = d.reg.codecFor(d.ctx, int(id))
 		if err != nil {
 			if statementWide(err) {
-				d.down = err
+				d.down, d.downAt = err, time.Now()
 				return dst, id, true, &DecodeError{ID: id, Unreachable: true, Err: err}
 			}
 			de := &DecodeError{ID: id, Err: err}

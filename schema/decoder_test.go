@@ -343,3 +343,51 @@ func TestDecodeUnknownIDAskedAgainByTheNextStatement(t *testing.T) {
 	require.Equal(t, `{"id":1,"name":"a"}`, string(out))
 	require.Equal(t, 2, f.asked("GET /schemas/ids/4242"))
 }
+
+// A registry that stopped answering is left alone for RetryDownAfter, then
+// asked again: a FOLLOW running for hours decodes again once it is back.
+func TestDecoderAsksAgainAfterTheRegistryCameBack(t *testing.T) {
+	old := RetryDownAfter
+	RetryDownAfter = 50 * time.Millisecond
+	defer func() { RetryDownAfter = old }()
+
+	fake := srfake.New()
+	defer fake.Close()
+	id, _, err := fake.RegisterSchema("s", sr.Schema{Schema: `"long"`})
+	require.NoError(t, err)
+	var down atomic.Bool
+	var asked atomic.Int64
+	down.Store(true)
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		asked.Add(1)
+		if !down.Load() {
+			return false
+		}
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close() // no answer at all
+		}
+		return true
+	})
+	reg, err := Open(Config{URLs: []string{fake.URL()}})
+	require.NoError(t, err)
+	dec := reg.NewDecoder(t.Context())
+	payload := wire(id, []byte{0x54}) // zigzag 42
+
+	_, _, _, err = dec.Decode(nil, payload)
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	require.True(t, de.Unreachable)
+	before := asked.Load()
+	for range 100 {
+		_, _, _, err = dec.Decode(nil, payload)
+		require.Error(t, err)
+	}
+	require.Equal(t, before, asked.Load(), "while down, records do not each ask the registry")
+
+	down.Store(false)
+	time.Sleep(60 * time.Millisecond)
+	out, _, _, err := dec.Decode(nil, payload)
+	require.NoError(t, err)
+	require.Equal(t, "42", string(out))
+}

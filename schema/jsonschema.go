@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -94,6 +96,11 @@ func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
 func (c *jsonCodec) kind() sr.SchemaType { return sr.TypeJSON }
 
 func (c *jsonCodec) appendJSON(dst, payload []byte) ([]byte, error) {
+	if !utf8.Valid(payload) {
+		// json.Compact copies string bytes as they are; output must stay
+		// valid UTF-8 (JSON text is).
+		payload = []byte(strings.ToValidUTF8(string(payload), "\uFFFD"))
+	}
 	buf := bytes.NewBuffer(dst)
 	if err := json.Compact(buf, payload); err != nil {
 		return dst, fmt.Errorf("not JSON: %w", err)

@@ -129,3 +129,13 @@ func TestJSONSchemaThatDoesNotCompileStillReads(t *testing.T) {
 	_, err = reg.Encode(t.Context(), Ref{Subject: "broken-value"}, []byte(`{"a": 1}`))
 	require.ErrorContains(t, err, "does not compile")
 }
+
+// A JSON Schema payload with bytes that are not UTF-8 still reads as valid
+// JSON text (U+FFFD in their place): jsonl output must stay JSON.
+func TestJSONSchemaPayloadWithInvalidUTF8StaysValidJSON(t *testing.T) {
+	f := newFake(t)
+	id := f.register(t, "j-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"type":"object","properties":{}}`})
+	out, _, _, err := f.open(t).NewDecoder(t.Context()).Decode(nil, wire(id, []byte("{\"a\": \"x\xffy\"}")))
+	require.NoError(t, err)
+	require.Equal(t, "{\"a\":\"x\uFFFDy\"}", string(out))
+}

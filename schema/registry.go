@@ -306,7 +306,23 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("schema registry %s could not be reached: %v", e.URLs, e.Err)
+	return fmt.Sprintf("schema registry %s could not be reached: %v", e.URLs, innermost(e.Err))
+}
+
+// innermost is the root of an error chain (dial tcp ...: connection
+// refused): pkg/sr and net/http each repeat the URL on their way out.
+func innermost(err error) error {
+	for {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			return op
+		}
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -349,12 +349,18 @@ func (r *registrySettings) authDesc() string {
 	return "no credentials"
 }
 
-// checkRegistry asks the registry for its subjects once, at the start, so
+// checkRegistry asks the registry for its global compatibility once, at the start, so
 // that a wrong URL, password or CA is one warning naming the setting, before
 // any record needs the registry. It returns "" when the registry answered.
 // r is nil for the playground's registry.
 func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySettings) string {
-	_, err := reg.Client().Subjects(ctx)
+	// GET /config (the global compatibility level): an answer of a few
+	// bytes whatever the registry holds, where GET /subjects lists every
+	// subject and can outlast the check's timeout on a big registry.
+	var err error
+	for _, c := range reg.Client().Compatibility(ctx) {
+		err = c.Err
+	}
 	if err == nil {
 		return ""
 	}
@@ -380,9 +386,9 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 			}
 			return fmt.Sprintf("schema registry %s refused kql (HTTP %d: %s) with %s: %s%s", reg.URLs(), re.StatusCode, msg, creds, hint, after)
 		case http.StatusNotFound:
-			return fmt.Sprintf("schema registry %s answered HTTP 404 (%s) to GET /subjects: is this the URL of a schema registry?%s", reg.URLs(), msg, after)
+			return fmt.Sprintf("schema registry %s answered HTTP 404 (%s) to GET /config: is this the URL of a schema registry?%s", reg.URLs(), msg, after)
 		}
-		return fmt.Sprintf("schema registry %s answered HTTP %d (%s) to GET /subjects%s", reg.URLs(), re.StatusCode, msg, after)
+		return fmt.Sprintf("schema registry %s answered HTTP %d (%s) to GET /config%s", reg.URLs(), re.StatusCode, msg, after)
 	}
 	hint := ""
 	var ua x509.UnknownAuthorityError
