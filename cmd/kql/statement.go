@@ -12,10 +12,10 @@ import (
 
 	"github.com/kql-dev/kql/exec"
 	"github.com/kql-dev/kql/kafka"
-	"github.com/kql-dev/kql/schema"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/render"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 // outcome of one statement.
