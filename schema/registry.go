@@ -3,7 +3,7 @@
 // schema id, then the encoded record (Protobuf puts its message-index path
 // between the two). The registry's REST API is franz-go's pkg/sr; schemas
 // are parsed by hamba/avro (Avro), bufbuild/protocompile (Protobuf) and
-// santhosh-tekuri/jsonschema (JSON Schema).
+// google/jsonschema-go (JSON Schema).
 //
 // Decoding turns a payload into compact JSON text, so every output format
 // and every path expression (value.amount) works on decoded records exactly
