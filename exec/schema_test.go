@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -354,6 +352,26 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			require.Equal(t, []result.Row{{"key", topic + "-key", nil, nil, nil}, {"value", topic + "-value", int64(2), int64(fx.avroV2), "AVRO"}}, rows)
 		})
 
+		t.Run("EXPLAIN names the registry requests beside the broker requests", func(t *testing.T) {
+			apis := func(src string) []string {
+				rows, _, _ := query(t, s, "EXPLAIN "+src)
+				var out []string
+				for _, r := range rows {
+					out = append(out, fmt.Sprintf("%v %v %v", r[1], r[3], r[4]))
+				}
+				return out
+			}
+			reg := fx.reg.URLs()
+			got := apis(fmt.Sprintf(`PRODUCE INTO %s KEY 'k' VALUE '{}' VALUE SCHEMA '%s' VERSION 1`, q, fx.avroSubject))
+			require.Contains(t, got, fmt.Sprintf("Registry GET /subjects/%s/versions/1 %s value schema", fx.avroSubject, reg))
+			require.Contains(t, got, fmt.Sprintf("Registry GET /schemas/ids/{id} %s value schema and its references (once per session)", reg))
+			got = apis(fmt.Sprintf("CONSUME %s LIMIT 5", q))
+			require.Contains(t, got, fmt.Sprintf("Registry GET /schemas/ids/{id} %s each schema id a record carries, once per session (cached)", reg))
+			require.Contains(t, strings.Join(got, "\n"), "Fetch", "the broker requests are still there")
+			got = apis("SHOW SUBJECTS")
+			require.Contains(t, got, fmt.Sprintf("Registry GET /subjects %s subject names", reg))
+		})
+
 		t.Run("without a registry, the statements say what to configure", func(t *testing.T) {
 			s2, _ := session(t, b)
 			for _, src := range []string{"SHOW SUBJECTS", fmt.Sprintf(`PRODUCE INTO %s VALUE '{}' VALUE SCHEMA 'x'`, q)} {
@@ -386,14 +404,3 @@ func testRegistryURL(t *testing.T, b kafkatest.Backend) string {
 	t.Cleanup(fake.Close)
 	return fake.URL()
 }
-
-// jsonOf is a JSON cell's parsed form, for comparisons that ignore order.
-func jsonOf(t *testing.T, v any) any {
-	t.Helper()
-	var out any
-	require.NoError(t, json.Unmarshal(v.(result.JSON), &out))
-	return out
-}
-
-var _ = strings.TrimSpace
-var _ = context.Background
