@@ -450,6 +450,13 @@ func TestPTYPlayground(t *testing.T) {
 	s.expect(`CONSUME orders FROM TAIL \(0:\d+, 1:\d+, 2:\d+, 3:\d+, 4:\d+, 5:\d+\) LIMIT 3;`)
 	s.expect(`\(3 rows\)`)
 	s.expect(prompt)
+	// \trace shows the registry's HTTP requests as it shows the brokers'.
+	s.send("\\trace on\r")
+	s.expect(prompt)
+	s.send(`SELECT value.amount FROM "payments-avro" PARTITION 0 LIMIT 1;` + "\r")
+	s.expect(`trace: registry GET /schemas/ids/1 -> 127\.0\.0\.1:\d+ 200 `)
+	s.expect(`\(1 row\)`)
+	s.expect(prompt)
 	s.send("\\q\r")
 	if err := s.wait(); err != nil {
 		t.Fatal(err)
