@@ -32,6 +32,8 @@ type recordDecoder struct {
 	// below it, and counting the page's records again said "2 records"
 	// for one; FOLLOW reads on from there, and those records count.
 	counted map[int32]int64
+	// live, when set, is told of each new failure as it happens (FOLLOW).
+	live func(string)
 }
 
 type failKey struct {
@@ -121,6 +123,9 @@ func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error)
 		f = &decodeFailure{err: err, side: side, partition: r.Partition, offset: r.Offset}
 		d.fails[k] = f
 		d.order = append(d.order, k)
+		if d.live != nil {
+			d.live(f.line(k.unreachable, "records like it are left as raw bytes"))
+		}
 	} else if end, ok := d.counted[r.Partition]; ok && r.Offset < end {
 		return // the key scan counted this record
 	} else if f.lastPartition == r.Partition && f.lastOffset == r.Offset {
@@ -144,13 +149,17 @@ func (d *recordDecoder) warnings() []string {
 		// "left as", not "shown with": WHERE may have left the record out
 		// (or an aggregate counted it), and then it was never shown.
 		shown := fmt.Sprintf("%d %s left as raw bytes", f.records, plural(int(f.records), "record", "records"))
-		if k.unreachable {
-			out = append(out, fmt.Sprintf("%v (first needed for the %s of partition %d offset %d); %s",
-				f.err, f.side, f.partition, f.offset, shown))
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s of partition %d offset %d: %v; %s",
-			f.side, f.partition, f.offset, strings.TrimSpace(f.err.Error()), shown))
+		out = append(out, f.line(k.unreachable, shown))
 	}
 	return out
+}
+
+// line is the warning for one failure, ending with what became of records.
+func (f *decodeFailure) line(unreachable bool, tail string) string {
+	if unreachable {
+		return fmt.Sprintf("%v (first needed for the %s of partition %d offset %d); %s",
+			f.err, f.side, f.partition, f.offset, tail)
+	}
+	return fmt.Sprintf("%s of partition %d offset %d: %v; %s",
+		f.side, f.partition, f.offset, strings.TrimSpace(f.err.Error()), tail)
 }

@@ -60,6 +60,9 @@ type followResult struct {
 // record columns too, but its backlog hands out rows, not records.
 func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) result.Result {
 	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m}
+	// A FOLLOW may run for hours: what does not decode is said when it
+	// first happens, not only in the summary at Ctrl-C.
+	scan.dec.live = s.OnWarning
 	if p, ok := backlog.(*projectResult); ok {
 		f.proj = p.proj
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -108,5 +109,37 @@ func TestSchemaWarningCountsAKeyAndValueRecordOnce(t *testing.T) {
 		require.Len(t, w, 1, "%q", w)
 		require.Contains(t, w[0], "could not be reached")
 		require.Contains(t, w[0], "; 5 records left as raw bytes", "a record's key and value counted as two records")
+	})
+}
+
+// A FOLLOW may run for hours: a record that does not decode is a warning
+// when it arrives, not only in the summary at Ctrl-C.
+func TestFollowWarnsOfRecordsThatDoNotDecodeAsTheyArrive(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		fx := registerSchemas(t, testRegistryURL(t, b), topic)
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		live := make(chan string, 10)
+		s.OnWarning = func(msg string) { live <- msg }
+		f := follow(t, s, fmt.Sprintf("CONSUME %s FOLLOW", lang.QuoteName(topic)))
+
+		good := fx.encode(t, schema.Ref{ID: fx.avroV1}, `{"id":1,"amount":1,"at":0,"status":"PAID"}`)
+		require.NoError(t, cl.ProduceSync(ctxT(t),
+			&kgo.Record{Topic: topic, Partition: 4, Key: []byte("good"), Value: good},
+			&kgo.Record{Topic: topic, Partition: 5, Key: []byte("bad"), Value: []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1}},
+		).FirstErr())
+		keys := f.take(t, 2, 20*time.Second)
+		require.ElementsMatch(t, []string{"good", "bad"}, keys)
+		select {
+		case msg := <-live:
+			require.Contains(t, msg, "value of partition 5 offset 0: schema id 2147483632")
+			require.Contains(t, msg, "records like it are left as raw bytes")
+		case <-time.After(5 * time.Second):
+			t.Fatal("no warning while FOLLOW runs")
+		}
+		require.Empty(t, live, "one warning per schema id, not per record")
+		f.stop(t)
+		require.Len(t, f.res.(result.Warner).Warnings(), 1, "and the summary at the end")
 	})
 }

@@ -32,6 +32,11 @@ type Session struct {
 	// format; nil means no schema registry (bytes show as they are).
 	Registry *schema.Registry
 
+	// OnWarning, when set, shows a warning while a statement still runs
+	// (a FOLLOW's records that do not decode); the summary still comes
+	// from the result's Warnings at the end.
+	OnWarning func(string)
+
 	namesMu    sync.Mutex
 	topicNames []string
 	groupNames []string

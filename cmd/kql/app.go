@@ -56,8 +56,10 @@ type connection struct {
 	// setRegistry gives the session the schema registry to decode and
 	// encode with; nil when the executor cannot use one.
 	setRegistry func(*schema.Registry)
-	close       func()
-	bootstrap   []string
+	// setOnWarning lets a running statement (FOLLOW) warn before it ends.
+	setOnWarning func(func(string))
+	close        func()
+	bootstrap    []string
 }
 
 // playgroundRun is a running playground: its brokers, its schema registry
@@ -101,11 +103,12 @@ func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
 	}
 	sess := exec.NewSession(cl)
 	return &connection{
-		exec:        sess,
-		setTrace:    cl.SetTrace,
-		setRegistry: func(r *schema.Registry) { sess.Registry = r },
-		close:       cl.Close,
-		bootstrap:   cl.Bootstrap(),
+		exec:         sess,
+		setTrace:     cl.SetTrace,
+		setRegistry:  func(r *schema.Registry) { sess.Registry = r },
+		setOnWarning: func(fn func(string)) { sess.OnWarning = fn },
+		close:        cl.Close,
+		bootstrap:    cl.Bootstrap(),
 	}, nil
 }
 

@@ -68,6 +68,10 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		})
 		defer a.conn.setTrace(nil)
 	}
+	if a.conn.setOnWarning != nil {
+		a.conn.setOnWarning(func(msg string) { a.warnf("%s", msg) })
+		defer a.conn.setOnWarning(nil)
+	}
 	// Registry requests are HTTP, not Kafka: \trace shows them too.
 	if a.reg != nil && a.tracing {
 		a.reg.SetTrace(a.printRegistryTrace)
