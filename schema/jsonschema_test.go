@@ -139,3 +139,30 @@ func TestJSONSchemaPayloadWithInvalidUTF8StaysValidJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "{\"a\":\"x\uFFFDy\"}", string(out))
 }
+
+// Bare text is taken for a string schema, but text that opens an object or
+// an array is JSON with a typo: a schema that also accepts a string (a JSON
+// Schema with no "type", an Avro union with a "string" branch) must refuse
+// it, not write the typo as a string.
+func TestEncodeBareTextIsNotMalformedJSON(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "loose-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"properties": {"id": {"type": "integer"}}}`})
+	f.register(t, "union-value", sr.Schema{Type: sr.TypeAvro, Schema: `["null", "string", {"type": "record", "name": "P", "fields": [{"name": "id", "type": "int"}]}]`})
+	f.register(t, "str-value", sr.Schema{Type: sr.TypeAvro, Schema: `"string"`})
+	reg := f.open(t)
+	ctx := t.Context()
+	for _, tc := range []struct{ subject, text string }{
+		{"loose-value", `{"id": 1, amount: 2}`},
+		{"loose-value", `[1, 2`},
+		{"union-value", `{"P": {"id": 1}`},
+		{"str-value", `{"a": 1`},
+	} {
+		_, err := reg.Encode(ctx, Ref{Subject: tc.subject}, []byte(tc.text))
+		require.Error(t, err, "%s took %q, which is not JSON, as a string", tc.subject, tc.text)
+	}
+	// Bare text still goes in where a string fits.
+	for _, subject := range []string{"loose-value", "union-value", "str-value"} {
+		_, err := reg.Encode(ctx, Ref{Subject: subject}, []byte(`cust-7`))
+		require.NoError(t, err, subject)
+	}
+}

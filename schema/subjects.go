@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,10 +92,14 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 		return out, fmt.Errorf("schema id %d: %w", id, err)
 	}
 	body, err := c.encode(nil, text)
-	if err != nil && !json.Valid(text) {
+	if err != nil && !json.Valid(text) && !meantAsJSON(text) {
 		// A string schema (the usual key schema) also takes bare text that
 		// is not JSON, as reading shows it: KEY 'cust-7' as well as
 		// KEY '"cust-7"'. (Text that is JSON is only ever read as JSON.)
+		// Not text that opens an object, an array or a string: that is
+		// JSON with a typo, and a schema with a string branch (a JSON
+		// Schema with no "type", an Avro union with "string") took it as
+		// a string and wrote it, where the typo must be an error.
 		quoted, _ := json.Marshal(string(text))
 		if b, qerr := c.encode(nil, quoted); qerr == nil {
 			body, err = b, nil
@@ -110,6 +115,12 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 	b[1], b[2], b[3], b[4] = byte(id>>24), byte(id>>16), byte(id>>8), byte(id)
 	out.Bytes, out.ID, out.Type = append(b, body...), id, typeName(c.kind())
 	return out, nil
+}
+
+// meantAsJSON reports whether text opens a JSON object, array or string.
+func meantAsJSON(text []byte) bool {
+	t := bytes.TrimLeft(text, " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[' || t[0] == '"')
 }
 
 // subjectError explains a failed subject lookup in the user's terms.
