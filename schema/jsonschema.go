@@ -142,12 +142,18 @@ func plainJSON(v any) any {
 
 // validationMessage turns the validator's chain of "validating <schema
 // location>:" prefixes into where in the value it failed and what failed:
-// "at /ship/zip: pattern: ...". A $ref jumps to the referenced schema (its
-// root, or its URL): locations after it are relative to it, so they are
-// appended to the place the jump was made from.
+// "at /ship/zip: pattern: ...". Each location is a JSON pointer from the
+// root of its document (or the $id of a schema, or "root"): a location
+// that extends the one before it went down through keywords (properties,
+// items, allOf, ...), which translate to the value's path; one that does
+// not is a $ref's jump (#/definitions/addr), which goes nowhere in the
+// value. After a document root or an $id, a pointer is from that document
+// root, unless it goes on from the pointer before (an $id inside the same
+// document).
 func validationMessage(err error) string {
-	msg, at, base := err.Error(), "", ""
-	for first := true; strings.HasPrefix(msg, "validating "); first = false {
+	msg, at, prev := err.Error(), "", ""
+	afterRoot := true // the chain starts at the main schema's root
+	for strings.HasPrefix(msg, "validating ") {
 		j := strings.Index(msg, ": ")
 		if j < 0 {
 			break
@@ -158,19 +164,75 @@ func validationMessage(err error) string {
 			loc = loc[i+1:]
 		}
 		if !strings.HasPrefix(loc, "/") {
-			if !first {
-				base = at // a jump into a referenced schema
+			if loc == "root" || loc == "<anonymous schema>" {
+				prev = "" // a document's root: its pointers start again
 			}
+			afterRoot = true
 			continue
 		}
-		// A schema location names the value's place through the keywords
-		// that lead to it; the value's own path is what a user wrote.
-		loc = strings.ReplaceAll(loc, "/properties/", "/")
-		loc = strings.ReplaceAll(loc, "/items", "/[]")
-		at = base + loc
+		switch {
+		case strings.HasPrefix(loc, prev+"/"):
+			at += instancePath(loc[len(prev):])
+		case afterRoot:
+			at += instancePath(loc) // from the root of a referenced document
+		}
+		prev, afterRoot = loc, false
 	}
 	if at == "" {
 		at = "/"
 	}
 	return "at " + at + ": " + msg
+}
+
+// instancePath turns the keywords of a schema pointer into the value's
+// path: /properties/ship/properties/zip is /ship/zip, /items is /[] (the
+// validator does not say which element), allOf/1 and the like are nothing.
+func instancePath(ptr string) string {
+	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 < len(segs) {
+				i++
+				name := strings.ReplaceAll(strings.ReplaceAll(segs[i], "~1", "/"), "~0", "~")
+				b.WriteString("/" + name)
+			}
+		case "items":
+			if i+1 < len(segs) && isIndex(segs[i+1]) { // draft-07's tuple form
+				i++
+				b.WriteString("/" + segs[i])
+			} else {
+				b.WriteString("/[]")
+			}
+		case "prefixItems":
+			if i+1 < len(segs) {
+				i++
+				b.WriteString("/" + segs[i])
+			}
+		case "additionalItems", "contains", "unevaluatedItems":
+			b.WriteString("/[]")
+		case "additionalProperties", "unevaluatedProperties":
+			b.WriteString("/*")
+		case "patternProperties":
+			i++
+			b.WriteString("/*")
+		case "allOf", "anyOf", "oneOf", "dependentSchemas", "dependencies", "$defs", "definitions":
+			i++ // the keyword and its index or name
+		}
+		// not, if, then, else, propertyNames: the same value
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

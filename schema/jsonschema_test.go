@@ -166,3 +166,32 @@ func TestEncodeBareTextIsNotMalformedJSON(t *testing.T) {
 		require.NoError(t, err, subject)
 	}
 }
+
+// The place a PRODUCE error names is the value's path, whatever keywords
+// the schema went through: a local $ref (#/definitions/...), allOf, a
+// property named "items", a $ref into a referenced schema's fragment.
+func TestJSONSchemaErrorNamesTheValuePath(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "address", sr.Schema{Type: sr.TypeJSON, Schema: addressJSONSchema})
+	defs := `{"type": "object",
+	  "definitions": {"addr": {"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]+$"}}}},
+	  "properties": {"ship": {"$ref": "#/definitions/addr"},
+	    "items": {"type": "array", "items": {"$ref": "#/definitions/addr"}},
+	    "a~b/c": {"type": "string"}}}`
+	f.register(t, "defs-value", sr.Schema{Type: sr.TypeJSON, Schema: defs})
+	f.register(t, "allof-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"allOf": [{"type": "object", "required": ["a"]}, {"properties": {"a": {"type": "string"}}}]}`})
+	f.register(t, "frag-value", sr.Schema{Type: sr.TypeJSON,
+		Schema:     `{"type": "object", "properties": {"o": {"type": "object", "properties": {"zip": {"$ref": "address.json#/properties/zip"}}}}}`,
+		References: []sr.SchemaReference{{Name: "address.json", Subject: "address", Version: 1}}})
+	reg := f.open(t)
+	for _, tc := range []struct{ subject, text, at string }{
+		{"defs-value", `{"ship": {"zip": "x"}}`, "at /ship/zip:"},
+		{"defs-value", `{"items": [{"zip": "1"}, {"zip": "y"}]}`, "at /items/[]/zip:"},
+		{"defs-value", `{"a~b/c": 1}`, "at /a~b/c:"},
+		{"allof-value", `{"a": 1}`, "at /a:"},
+		{"frag-value", `{"o": {"zip": 5}}`, "at /o/zip:"},
+	} {
+		_, err := reg.Encode(t.Context(), Ref{Subject: tc.subject}, []byte(tc.text))
+		require.ErrorContains(t, err, tc.at, "%s %s", tc.subject, tc.text)
+	}
+}
