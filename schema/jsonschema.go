@@ -32,6 +32,18 @@ type jsonCodec struct {
 const jsonSchemaBase = "https://kql.invalid/schemas/"
 
 func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
+	// The draft first: a draft-04 schema ("exclusiveMinimum": true) does
+	// not even unmarshal, and one that does failed every PRODUCE with "does
+	// not fit the JSON Schema: at /: cannot validate version", blaming the
+	// value.
+	var head struct {
+		Schema string `json:"$schema"`
+	}
+	if json.Unmarshal([]byte(s.Schema), &head) == nil {
+		if _, ok := jsonSchemaDraft(head.Schema); !ok {
+			return &jsonCodec{compileErr: fmt.Errorf("the JSON Schema's \"$schema\" is %s: kql validates draft-07 and 2020-12 only, so it cannot write with this schema (its records still read)", head.Schema)}, nil
+		}
+	}
 	var root jsonschema.Schema
 	if err := json.Unmarshal([]byte(s.Schema), &root); err != nil {
 		if !json.Valid([]byte(s.Schema)) {
@@ -41,6 +53,7 @@ func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
 		// records still read; writing says why it cannot validate.
 		return &jsonCodec{compileErr: fmt.Errorf("the JSON Schema does not compile: %w", err)}, nil
 	}
+	root.Schema, _ = jsonSchemaDraft(root.Schema)
 	// A main schema with an absolute "$id" resolves its relative $refs
 	// against that $id, not against where kql put it. Confluent registers
 	// each reference at its name resolved against the main $id
@@ -86,6 +99,24 @@ func compileJSONSchema(s sr.Schema, refs []reference) (codec, error) {
 		return &jsonCodec{compileErr: fmt.Errorf("the JSON Schema does not compile: %w", err)}, nil
 	}
 	return &jsonCodec{schema: rs}, nil
+}
+
+// jsonSchemaDraft is the "$schema" the validator knows for a draft-07 or
+// 2020-12 "$schema", whatever its scheme and trailing "#": it takes only
+// http://json-schema.org/draft-07/schema# and refused the same URL without
+// the "#", which schemas are often written with.
+func jsonSchemaDraft(s string) (string, bool) {
+	u := strings.TrimSuffix(s, "#")
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
+	switch u {
+	case "":
+		return s, s == ""
+	case "json-schema.org/draft-07/schema":
+		return "http://json-schema.org/draft-07/schema#", true
+	case "json-schema.org/draft/2020-12/schema":
+		return "https://json-schema.org/draft/2020-12/schema", true
+	}
+	return s, false
 }
 
 func (c *jsonCodec) kind() sr.SchemaType { return sr.TypeJSON }

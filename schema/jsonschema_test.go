@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -194,4 +195,48 @@ func TestJSONSchemaErrorNamesTheValuePath(t *testing.T) {
 		_, err := reg.Encode(t.Context(), Ref{Subject: tc.subject}, []byte(tc.text))
 		require.ErrorContains(t, err, tc.at, "%s %s", tc.subject, tc.text)
 	}
+}
+
+// "$schema" names the draft: draft-07 and 2020-12 validate however the URL
+// is spelled (with or without the "#"); another draft still reads, and
+// PRODUCE says the draft is why it cannot write, not that the value does
+// not fit.
+func TestJSONSchemaDrafts(t *testing.T) {
+	f := newFake(t)
+	body := `"type": "object", "properties": {"a": {"type": "integer"}}`
+	drafts := map[string]bool{
+		"http://json-schema.org/draft-07/schema#":       true,
+		"http://json-schema.org/draft-07/schema":        true,
+		"https://json-schema.org/draft-07/schema":       true,
+		"https://json-schema.org/draft/2020-12/schema":  true,
+		"https://json-schema.org/draft/2020-12/schema#": true,
+		"http://json-schema.org/draft-04/schema#":       false,
+		"https://json-schema.org/draft/2019-09/schema":  false,
+	}
+	subjects := map[string]string{}
+	i := 0
+	for d := range drafts {
+		i++
+		subjects[d] = fmt.Sprintf("d%d-value", i)
+		f.register(t, subjects[d], sr.Schema{Type: sr.TypeJSON, Schema: `{"$schema": "` + d + `", ` + body + `}`})
+	}
+	// draft-04's boolean exclusiveMinimum does not even fit draft-07's shape.
+	id04 := f.register(t, "d04-value", sr.Schema{Type: sr.TypeJSON, Schema: `{"$schema": "http://json-schema.org/draft-04/schema#", "properties": {"a": {"minimum": 0, "exclusiveMinimum": true}}}`})
+	reg := f.open(t)
+	for d, ok := range drafts {
+		_, err := reg.Encode(t.Context(), Ref{Subject: subjects[d]}, []byte(`{"a": "x"}`))
+		if ok {
+			require.ErrorContains(t, err, "at /a:", d)
+			_, err = reg.Encode(t.Context(), Ref{Subject: subjects[d]}, []byte(`{"a": 1}`))
+			require.NoError(t, err, d)
+			continue
+		}
+		require.ErrorContains(t, err, "kql validates draft-07 and 2020-12 only", d)
+		require.NotContains(t, err.Error(), "does not fit", d)
+	}
+	_, err := reg.Encode(t.Context(), Ref{Subject: "d04-value"}, []byte(`{"a": 1}`))
+	require.ErrorContains(t, err, "draft-04")
+	out, _, _, err := reg.NewDecoder(t.Context()).Decode(nil, wire(id04, []byte(`{"a": 1}`)))
+	require.NoError(t, err)
+	require.Equal(t, `{"a":1}`, string(out))
 }
