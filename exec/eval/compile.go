@@ -328,7 +328,12 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		if e.Op == lang.OpNot {
 			return result.Bool
 		}
-		return c.typeOf(e.X)
+		// -x is arithmetic: a number, as x + 1 is, whatever x's column
+		// was (a path's Bytes made -value.amount text in json output).
+		if t := c.typeOf(e.X); t == result.Int || t == result.Time {
+			return t
+		}
+		return result.Number
 	case *lang.Binary:
 		if e.Op.IsComparison() || e.Op == lang.OpAnd || e.Op == lang.OpOr {
 			return result.Bool

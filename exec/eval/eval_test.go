@@ -481,3 +481,25 @@ func TestSchemaIDs(t *testing.T) {
 		t.Errorf("no schema ids: row %#v, want NULLs", row)
 	}
 }
+
+// A path's number projects as JSON (the number it was); a computation on
+// it is a number too, not text: -value.total was the string "-120.5" in
+// json output beside value.total's 120.5, for its type came from the path.
+func TestNegatedPathIsANumber(t *testing.T) {
+	st := selectStmt(t, "SELECT value.total, -value.total, -value.qty, -(value.total + 1) FROM t")
+	c := NewRecordCompiler(Options{})
+	p, err := NewProjection(c, st.Projection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetRecord(rec)
+	row := p.Row()
+	if j, ok := row[0].(result.JSON); !ok || string(j) != "120.5" {
+		t.Errorf("value.total: %#v", row[0])
+	}
+	for i, want := range []result.Type{result.Number, result.Number, result.Number} {
+		if got := p.Columns()[i+1].Type; got != want {
+			t.Errorf("%s: type %d, want %d (row %#v)", p.Columns()[i+1].Name, got, want, row[i+1])
+		}
+	}
+}
