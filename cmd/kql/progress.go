@@ -82,6 +82,21 @@ func (p *progress) clear() {
 	}
 }
 
+// interrupt writes something else to the terminal (a warning): the
+// progress line is erased first and not redrawn over it at once. p may be
+// nil (no statement result yet).
+func (p *progress) interrupt(write func()) {
+	if p == nil || !p.active {
+		write()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	p.lastWrite = time.Now()
+	write()
+}
+
 func (p *progress) stop() {
 	if !p.active {
 		return

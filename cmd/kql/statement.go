@@ -68,8 +68,15 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		})
 		defer a.conn.setTrace(nil)
 	}
+	// prog is set before any row is read, on this goroutine, which is the
+	// one that reads rows and so calls the warning back.
+	var prog *progress
 	if a.conn.setOnWarning != nil {
-		a.conn.setOnWarning(func(msg string) { a.warnf("%s", msg) })
+		a.conn.setOnWarning(func(msg string) {
+			// A FOLLOW warns while its progress line may be up: erase it
+			// first, or the warning is written onto its end.
+			prog.interrupt(func() { a.warnf("%s", msg) })
+		})
 		defer a.conn.setOnWarning(nil)
 	}
 	// Registry requests are HTTP, not Kafka: \trace shows them too.
@@ -91,7 +98,7 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		}
 	}
 
-	prog := a.startProgress(res)
+	prog = a.startProgress(res)
 	rows, err := renderResult(prog.writer(a.out), prog.result(), a.renderOptions())
 	prog.stop()
 	elapsed := time.Since(start)
