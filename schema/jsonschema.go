@@ -110,7 +110,10 @@ func jsonSchemaDraft(s string) (string, bool) {
 	u = strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://")
 	switch u {
 	case "":
-		return s, s == ""
+		// No "$schema": draft-07, as Confluent's serializers assume (the
+		// validator would take 2020-12, where a draft-07 tuple "items"
+		// array means something else and was silently not checked).
+		return "http://json-schema.org/draft-07/schema#", s == ""
 	case "json-schema.org/draft-07/schema":
 		return "http://json-schema.org/draft-07/schema#", true
 	case "json-schema.org/draft/2020-12/schema":

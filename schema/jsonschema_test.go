@@ -240,3 +240,16 @@ func TestJSONSchemaDrafts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"a":1}`, string(out))
 }
+
+// A schema without "$schema" is draft-07, as Confluent's serializers take
+// it: a tuple "items" array is checked item by item.
+func TestJSONSchemaWithoutDraftIsDraft07(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "tuple-value", sr.Schema{Type: sr.TypeJSON,
+		Schema: `{"type":"array","items":[{"type":"string"},{"type":"integer"}]}`})
+	reg := f.open(t)
+	_, err := reg.Encode(t.Context(), Ref{Subject: "tuple-value"}, []byte(`["a", 1]`))
+	require.NoError(t, err)
+	_, err = reg.Encode(t.Context(), Ref{Subject: "tuple-value"}, []byte(`["a", "b"]`))
+	require.ErrorContains(t, err, "does not fit the JSON Schema")
+}
