@@ -372,8 +372,14 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			require.Contains(t, got, fmt.Sprintf("Registry GET /subjects %s subject names", reg))
 		})
 
-		t.Run("without a registry, the statements say what to configure", func(t *testing.T) {
+		t.Run("without a registry, the statements say what to configure; value_schema_id still reads the header", func(t *testing.T) {
 			s2, _ := session(t, b)
+			rows, _, _ := query(t, s2, fmt.Sprintf("SELECT value_schema_id, count(*) FROM %s GROUP BY value_schema_id ORDER BY value_schema_id", q))
+			require.NotEmpty(t, rows)
+			require.NotNil(t, rows[0][0], "the id of the wire-format header, without a registry")
+			for _, r := range rows {
+				require.Contains(t, []int64{int64(fx.avroV1), int64(fx.avroV2)}, r[0])
+			}
 			for _, src := range []string{"SHOW SUBJECTS", fmt.Sprintf(`PRODUCE INTO %s VALUE '{}' VALUE SCHEMA 'x'`, q)} {
 				st, err := lang.Parse(src)
 				require.NoError(t, err)

@@ -21,8 +21,8 @@ type Record struct {
 
 	// KeySchema and ValueSchema are what the schema registry made of the
 	// key and the value: the schema id of a Confluent wire-format header,
-	// and whether Key or Value now holds the decoded value. The header's
-	// id is read even when no registry is configured.
+	// and whether Key or Value now holds the decoded value. Without a
+	// registry they stay zero (key_schema_id reads the header itself).
 	KeySchema, ValueSchema WireSchema
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 type constNode struct{ v Value }
@@ -55,20 +56,26 @@ func (n *recordNode) eval(e *env) Value {
 		}
 		return Value{K: Bytes, B: r.Value, J: r.ValueSchema.Decoded}
 	case fKeySchemaID:
-		return schemaID(r.KeySchema)
+		return schemaID(r.KeySchema, r.Key)
 	case fValueSchemaID:
-		return schemaID(r.ValueSchema)
+		return schemaID(r.ValueSchema, r.Value)
 	}
 	return Value{K: Headers, H: r.Headers}
 }
 
 // schemaID is key_schema_id or value_schema_id: the id of the wire-format
-// header, NULL when the bytes carried none.
-func schemaID(s result.WireSchema) Value {
-	if !s.HasID {
-		return null
+// header, NULL when the bytes carried none. With a registry the decoder
+// has read it (the bytes may be decoded by now); without one, nothing
+// reads headers per record, and the id is read here, for the statements
+// that ask for it.
+func schemaID(s result.WireSchema, b []byte) Value {
+	if s.HasID {
+		return Value{K: Int, I: int64(s.ID)}
 	}
-	return Value{K: Int, I: int64(s.ID)}
+	if id, ok := schema.HeaderID(b); ok {
+		return Value{K: Int, I: int64(id)}
+	}
+	return null
 }
 
 // pathNode reads a JSON path from the record's key or value with gjson,
