@@ -315,6 +315,44 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			require.Equal(t, []result.Row{{"key", keySubject, int64(1), int64(kss.ID), "AVRO"}, {"value", jsonSubject, int64(1), int64(jss.ID), "JSON"}}, rows)
 		})
 
+		t.Run("Avro and JSON Schema references to other subjects", func(t *testing.T) {
+			cl, err := sr.NewClient(sr.URLs(upstream))
+			require.NoError(t, err)
+			ctx := ctxT(t)
+			money := topic + "-money"
+			_, err = cl.CreateSchema(ctx, money, sr.Schema{Type: sr.TypeAvro,
+				Schema: `{"type":"record","name":"Money","namespace":"com.acme","fields":[{"name":"currency","type":"string"},{"name":"cents","type":"long"}]}`})
+			require.NoError(t, err)
+			orderSubject := topic + "-order-value"
+			_, err = cl.CreateSchema(ctx, orderSubject, sr.Schema{Type: sr.TypeAvro,
+				Schema:     `{"type":"record","name":"Order","namespace":"com.acme","fields":[{"name":"id","type":"long"},{"name":"total","type":"com.acme.Money"}]}`,
+				References: []sr.SchemaReference{{Name: "com.acme.Money", Subject: money, Version: 1}}})
+			require.NoError(t, err)
+			addr := topic + "-address-json"
+			_, err = cl.CreateSchema(ctx, addr, sr.Schema{Type: sr.TypeJSON,
+				Schema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`})
+			require.NoError(t, err)
+			shipSubject := topic + "-ship-value"
+			_, err = cl.CreateSchema(ctx, shipSubject, sr.Schema{Type: sr.TypeJSON,
+				Schema:     `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"to":{"$ref":"address.json"}},"required":["to"]}`,
+				References: []sr.SchemaReference{{Name: "address.json", Subject: addr, Version: 1}}})
+			require.NoError(t, err)
+
+			rtopic, _, _ := createSpreadTopic(t, b)
+			rq := lang.QuoteName(rtopic)
+			query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 'o1' VALUE '{"id": 1, "total": {"currency": "EUR", "cents": 995}}' VALUE SCHEMA '%s'`, rq, orderSubject))
+			query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 's1' VALUE '{"to": {"city": "Oslo"}}' VALUE SCHEMA '%s'`, rq, shipSubject))
+			st, err := lang.Parse(fmt.Sprintf(`PRODUCE INTO %s KEY 's2' VALUE '{"to": {}}' VALUE SCHEMA '%s'`, rq, shipSubject))
+			require.NoError(t, err)
+			_, err = s.Execute(ctx, st)
+			require.ErrorContains(t, err, "at /to: required")
+			rows, _, res := query(t, s, fmt.Sprintf("SELECT key, value FROM %s ORDER BY key", rq))
+			require.Empty(t, res.(result.Warner).Warnings())
+			require.Len(t, rows, 2)
+			require.Equal(t, `{"id":1,"total":{"currency":"EUR","cents":995}}`, string(rows[0][1].(result.JSON)))
+			require.Equal(t, `{"to":{"city":"Oslo"}}`, string(rows[1][1].(result.JSON)))
+		})
+
 		t.Run("a value that does not fit its schema is an error naming the field; nothing is written", func(t *testing.T) {
 			before, _, _ := query(t, s, fmt.Sprintf("SELECT count(*) FROM %s", q))
 			st, err := lang.Parse(fmt.Sprintf(`PRODUCE INTO %s VALUE '{"id": 3, "amount": "lots", "at": 0, "status": "PAID"}' VALUE SCHEMA '%s'`, q, fx.avroSubject))
