@@ -138,6 +138,15 @@ func (s *Session) Groups(ctx context.Context) ([]string, error) {
 	return s.names(ctx, &s.groupNames)
 }
 
+// Subjects returns the schema registry's subjects for completion; none
+// without a registry.
+func (s *Session) Subjects(ctx context.Context) ([]string, error) {
+	if s.Registry == nil {
+		return nil, nil
+	}
+	return s.Registry.Client().Subjects(ctx)
+}
+
 // names refreshes the cache if stale and returns a copy of one of its lists.
 func (s *Session) names(ctx context.Context, list *[]string) ([]string, error) {
 	if err := s.refreshNames(ctx); err != nil {

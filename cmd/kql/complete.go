@@ -19,6 +19,7 @@ type nameCache struct {
 	exec       executor
 	topics     []string
 	groups     []string
+	subjects   []string // the schema registry's, when the executor has one
 	loaded     time.Time
 	refreshing bool
 
@@ -53,6 +54,11 @@ func (c *nameCache) refresh() {
 		defer cancel()
 		topics, terr := ex.Topics(ctx)
 		groups, gerr := ex.Groups(ctx)
+		var subjects []string
+		var serr error
+		if sl, ok := ex.(subjectLister); ok {
+			subjects, serr = sl.Subjects(ctx)
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.refreshing = false
@@ -67,6 +73,9 @@ func (c *nameCache) refresh() {
 		if gerr == nil {
 			c.groups = sortedCopy(groups)
 		}
+		if serr == nil {
+			c.subjects = sortedCopy(subjects)
+		}
 		if terr == nil && gerr == nil {
 			c.loaded = time.Now()
 		}
@@ -76,9 +85,21 @@ func (c *nameCache) refresh() {
 // reset switches to another cluster's names.
 func (c *nameCache) reset(ex executor) {
 	c.mu.Lock()
-	c.exec, c.topics, c.groups, c.loaded = ex, nil, nil, time.Time{}
+	c.exec, c.topics, c.groups, c.subjects, c.loaded = ex, nil, nil, nil, time.Time{}
 	c.mu.Unlock()
 	c.refresh()
+}
+
+// subjectLister is an executor that knows a schema registry's subjects.
+type subjectLister interface {
+	Subjects(ctx context.Context) ([]string, error)
+}
+
+// subjectNames are the registry subjects for completion (nil without one).
+func (c *nameCache) subjectNames() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.subjects
 }
 
 // close stops a running refresh and waits for it.
@@ -118,7 +139,7 @@ func (c *nameCache) Do(line []rune, pos int) ([][]rune, int) {
 	word := string(line[start:pos])
 	before := strings.Fields(string(line[:start]))
 	topics, groups := c.names()
-	cands := completions(word, before, topics, groups)
+	cands := completions(word, before, topics, groups, c.subjectNames())
 	out := make([][]rune, len(cands))
 	for i, s := range cands {
 		out[i] = []rune(s)
@@ -132,7 +153,7 @@ func isWordBreak(r rune) bool {
 
 // completions returns the suffixes that complete word, given the words
 // before it on the line.
-func completions(word string, before []string, topics, groups []string) []string {
+func completions(word string, before []string, topics, groups, subjects []string) []string {
 	// Meta-commands: \form<Tab>, \format js<Tab>
 	if len(before) == 0 && strings.HasPrefix(word, `\`) {
 		var names []string
@@ -170,6 +191,8 @@ func completions(word string, before []string, topics, groups []string) []string
 		return nameSuffixes(word, topics) // SELECT key, value FROM t
 	case prev == "GROUP":
 		return nameSuffixes(word, groups)
+	case prev == "SUBJECT" || prev == "SCHEMA":
+		return nameSuffixes(word, subjects) // DESCRIBE SUBJECT s, VALUE SCHEMA s
 	case prev == "FROM" && (prev2 == "CONSUME" || prev2 == "SELECT" || prev2 == "*" || prev2 == "RECORDS"):
 		return nameSuffixes(word, topics) // CONSUME FROM t, SELECT * FROM t
 	case prev == "CONSUME" || prev == "PRODUCE" || prev == "*":

@@ -37,9 +37,11 @@ func TestCompletions(t *testing.T) {
 		{"SHOW PARTITIONS OF pa", []string{"yments "}},
 		{"SELECT key, value FROM pa", []string{"yments "}},
 		{"SELECT key FROM orders FROM NE", []string{"WEST "}},
+		{"DESCRIBE SUBJECT pay", []string{"ments-value "}}, // the registry's subjects
+		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 'pay", []string{"ments-value' "}},
 	} {
 		line := []rune(tc.line)
-		c := &nameCache{topics: topics, groups: groups, loaded: time.Now(), ctx: context.Background()}
+		c := &nameCache{topics: topics, groups: groups, subjects: []string{"payments-value"}, loaded: time.Now(), ctx: context.Background()}
 		got, n := c.Do(line, len(line))
 		var strs []string
 		for _, g := range got {

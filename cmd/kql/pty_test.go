@@ -457,6 +457,24 @@ func TestPTYPlayground(t *testing.T) {
 	s.expect(`trace: registry GET /schemas/ids/1 -> 127\.0\.0\.1:\d+ 200 `)
 	s.expect(`\(1 row\)`)
 	s.expect(prompt)
+	s.send("\\trace off\r")
+	s.expect(prompt)
+	// Tab completes the registry's subjects (they arrive in the
+	// background, as topic names do: try until they are there).
+	completed := false
+	for i := 0; i < 50 && !completed; i++ {
+		s.send("DESCRIBE SUBJECT payments-a\t")
+		if completed = s.tryExpect(`DESCRIBE SUBJECT payments-avro-value `, 400*time.Millisecond); !completed {
+			s.send("\x03")
+			s.expect(prompt)
+		}
+	}
+	if !completed {
+		t.Fatal("Tab never completed the subject name")
+	}
+	s.send(";\r")
+	s.expect(`\(1 row\)`)
+	s.expect(prompt)
 	s.send("\\q\r")
 	if err := s.wait(); err != nil {
 		t.Fatal(err)

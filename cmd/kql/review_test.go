@@ -59,7 +59,7 @@ func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 // keyword PAYLOAD (an alias of VALUE, which cannot come before the topic), so
 // Tab completes nothing and a second Tab lists "payload" next to "payments".
 func TestReviewTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
-	got := completions("pay", []string{"produce"}, []string{"payments", "orders"}, nil)
+	got := completions("pay", []string{"produce"}, []string{"payments", "orders"}, nil, nil)
 	if !reflect.DeepEqual(got, []string{"ments "}) {
 		t.Fatalf(`"produce pay<Tab>": got %q, want only the topic ["ments "]`, got)
 	}
