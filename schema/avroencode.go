@@ -298,7 +298,8 @@ func avroUnion(dst []byte, s *avro.UnionSchema, v any, path string) ([]byte, err
 	}
 	var names []string
 	var firstErr error
-	for i, t := range types {
+	for _, i := range unionOrder(types, v) {
+		t := types[i]
 		names = append(names, unionBranchName(t))
 		out, err := avroEncode(binary.AppendVarint(dst, int64(i)), t, v, path)
 		if err == nil {
@@ -312,6 +313,49 @@ func avroUnion(dst []byte, s *avro.UnionSchema, v any, path string) ([]byte, err
 		return nil, firstErr // ["null", X]: X's own error says more than "no branch"
 	}
 	return nil, avroErr(path, "a value of one of the union's types ("+strings.Join(names, ", ")+")", v)
+}
+
+// unionOrder is the order a bare value tries a union's branches in: the
+// branches whose JSON shape is the most specific first, so what decoding
+// showed encodes back into the branch it came from. A JSON string tries an
+// enum, then a time or decimal logical type, then plain string, then bytes
+// and fixed (base64 text is text too); a number tries the integers before
+// the floating point types. Branches of the same rank keep their order.
+func unionOrder(types []avro.Schema, v any) []int {
+	rank := func(t avro.Schema) int {
+		if r, ok := t.(*avro.RefSchema); ok {
+			t = r.Schema()
+		}
+		var logical avro.LogicalType
+		if l, ok := t.(avro.LogicalTypeSchema); ok && l.Logical() != nil {
+			logical = l.Logical().Type()
+		}
+		switch v.(type) {
+		case string:
+			switch {
+			case t.Type() == avro.Enum:
+				return 0
+			case logical != "" && logical != avro.UUID:
+				return 1
+			case t.Type() == avro.String:
+				return 2
+			}
+			return 3
+		case json.Number:
+			switch t.Type() {
+			case avro.Int, avro.Long:
+				return 0
+			}
+			return 1
+		}
+		return 0
+	}
+	order := make([]int, len(types))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rank(types[order[a]]) < rank(types[order[b]]) })
+	return order
 }
 
 func unionBranchName(s avro.Schema) string {

@@ -187,3 +187,29 @@ func TestAvroEncodeFloatRanges(t *testing.T) {
 	_, err = c.encode(nil, []byte(`1e400`))
 	require.Error(t, err)
 }
+
+// A bare value goes back into the branch decoding showed it from: an enum's
+// symbol into the enum, a timestamp's text into the timestamp, though a
+// string branch comes first in the union and would take either text.
+func TestAvroEncodeBareUnionValueKeepsItsBranch(t *testing.T) {
+	c := avroCodecFor(t, `{"type":"record","name":"U","fields":[
+		{"name":"k","type":["null","string",{"type":"enum","name":"Kind","symbols":["CARD","CASH"]}]},
+		{"name":"t","type":["null","string",{"type":"long","logicalType":"timestamp-millis"}]},
+		{"name":"n","type":["null","double","long"]}]}`)
+	text := `{"k":"CASH","t":"2025-11-30T12:00:00.123Z","n":7}`
+	b, err := c.encode(nil, []byte(text))
+	require.NoError(t, err)
+	// branch indexes (zigzag): k enum = 2 -> 4, symbol 1 -> 2; t long = 2 -> 4; n long = 2 -> 4
+	require.Equal(t, byte(4), b[0], "k: the enum branch")
+	require.Equal(t, byte(2), b[1], "k: CASH")
+	require.Equal(t, byte(4), b[2], "t: the timestamp branch")
+	out, err := c.appendJSON(nil, b)
+	require.NoError(t, err)
+	require.Equal(t, text, string(out))
+	b2, err := c.encode(nil, []byte(`{"k":"other","t":"not a time","n":7.5}`))
+	require.NoError(t, err, "text no enum or time takes goes to the string branch")
+	require.Equal(t, byte(2), b2[0])
+	out, err = c.appendJSON(nil, b2)
+	require.NoError(t, err)
+	require.Equal(t, `{"k":"other","t":"not a time","n":7.5}`, string(out))
+}
