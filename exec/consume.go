@@ -46,8 +46,12 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		if len(t.Partitions) == 0 {
 			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
 		}
+		key, _, err := s.partitionKey(ctx, st.Topic, st.PartitionForKey)
+		if err != nil {
+			return nil, err
+		}
 		cp := *st
-		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, st.PartitionForKey, len(t.Partitions))}
+		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, key, len(t.Partitions))}
 		st = &cp
 	}
 	parts, err := selectPartitions(t, st)

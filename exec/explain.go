@@ -142,9 +142,15 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			return nil, err
 		}
 		sel := x
+		var keyHow string
 		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
+			key, how, err := s.partitionKey(ctx, x.Topic, x.PartitionForKey)
+			if err != nil {
+				return nil, err
+			}
+			keyHow = how
 			cp := *x
-			cp.Partitions = []int32{kafka.PartitionForKey(x.Topic, x.PartitionForKey, len(t.Partitions))}
+			cp.Partitions = []int32{kafka.PartitionForKey(x.Topic, key, len(t.Partitions))}
 			sel = &cp
 		}
 		parts, err := selectPartitions(t, sel)
@@ -178,7 +184,15 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.rows = append(p.rows, result.Row{p.step, "Registry GET /schemas/ids/{id}", nil, s.Registry.URLs(),
 				"each schema id a record carries, once per session (cached)"})
 		}
-		explainQuery(p, x, t, pd)
+		if keyHow != "" {
+			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + keyHow})
+		}
+		explainQuery(p, x, t, pd, func(key []byte) int32 {
+			if b, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
+				key = b
+			}
+			return kafka.PartitionForKey(x.Topic, key, len(t.Partitions))
+		})
 	case *lang.Produce:
 		t, err := topic(x.Topic)
 		if err != nil {

@@ -487,7 +487,8 @@ func (o *orderResult) Scanned() int64     { return o.scan.Scanned() }
 func (o *orderResult) Warnings() []string { return o.scan.Warnings() }
 
 // explainQuery adds the filter and what was pushed down to an EXPLAIN.
-func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
+// keyPartition is the partition PARTITION FOR KEY would read for a key.
+func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown, keyPartition func([]byte) int32) {
 	if st.Where != nil {
 		p.rows = append(p.rows, result.Row{nil, "Filter", nil, "kql", "WHERE " + lang.FormatExpr(st.Where) + " on every record read"})
 	}
@@ -501,7 +502,7 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown) {
 		}
 		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
 			"WHERE key = ... %s: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
-			reads, lang.Quote(key), kafka.PartitionForKey(t.Name, key, len(t.Partitions)))})
+			reads, lang.Quote(key), keyPartition(key))})
 	}
 	if tailScans(st) {
 		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})

@@ -208,3 +208,23 @@ func registryRequests(st lang.Statement) [][2]string {
 	}
 	return nil
 }
+
+// partitionKey is the key PARTITION FOR KEY hashes: with a registry whose
+// TopicNameStrategy subject TOPIC-key exists, the key as its producers
+// wrote it (encoded with that subject's latest schema: the murmur2 of the
+// text alone names another partition); else the bytes as written. how says
+// which, for EXPLAIN ("" for the bytes as written).
+func (s *Session) partitionKey(ctx context.Context, topic string, key []byte) (b []byte, how string, err error) {
+	if s.Registry == nil {
+		return key, "", nil
+	}
+	subject, _ := schema.TopicSubjects(topic)
+	enc, err := s.Registry.Encode(ctx, schema.Ref{Subject: subject}, key)
+	if err != nil {
+		if isSubjectNotFound(err) {
+			return key, "", nil // keys without a schema
+		}
+		return nil, "", fmt.Errorf("PARTITION FOR KEY: the key is hashed as its producers wrote it, encoded with subject %s: %w", subject, err)
+	}
+	return enc.Bytes, fmt.Sprintf("the key encoded with subject %s (schema id %d), as its producers wrote it", subject, enc.ID), nil
+}

@@ -311,6 +311,19 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			_, err = s.Execute(ctxT(t), st)
 			require.ErrorContains(t, err, "at /n")
 
+			// PARTITION FOR KEY hashes the key as its producers wrote it:
+			// encoded with the topic's key subject.
+			for i := 0; i < 12; i++ {
+				rows, _, _ := query(t, s, fmt.Sprintf("SELECT key FROM %s PARTITION FOR KEY 'cust-%d' WHERE key = 'cust-%d'", jq, i, i))
+				require.Len(t, rows, 1, "cust-%d is in the partition of its encoded key", i)
+			}
+			rows, _, _ = query(t, s, fmt.Sprintf("EXPLAIN CONSUME %s PARTITION FOR KEY 'cust-7'", jq))
+			var notes []string
+			for _, r := range rows {
+				notes = append(notes, fmt.Sprint(r[4]))
+			}
+			require.Contains(t, notes, fmt.Sprintf("PARTITION FOR KEY hashes the key encoded with subject %s (schema id %d), as its producers wrote it", keySubject, kss.ID))
+
 			rows, _, _ = query(t, s, fmt.Sprintf("SHOW SCHEMAS FOR TOPIC %s", jq))
 			require.Equal(t, []result.Row{{"key", keySubject, int64(1), int64(kss.ID), "AVRO"}, {"value", jsonSubject, int64(1), int64(jss.ID), "JSON"}}, rows)
 		})
