@@ -318,32 +318,37 @@ func avroUnion(dst []byte, s *avro.UnionSchema, v any, path string) ([]byte, err
 // unionOrder is the order a bare value tries a union's branches in: the
 // branches whose JSON shape is the most specific first, so what decoding
 // showed encodes back into the branch it came from. A JSON string tries an
-// enum, then a time or decimal logical type, then plain string, then bytes
-// and fixed (base64 text is text too); a number tries the integers before
-// the floating point types. Branches of the same rank keep their order.
+// enum, then a date or time logical type, then plain string, then bytes,
+// fixed and decimal (base64 and numeric text are text too); a number tries
+// plain integers before the floating point types. Branches of the same rank keep their order.
 func unionOrder(types []avro.Schema, v any) []int {
 	rank := func(t avro.Schema) int {
 		if r, ok := t.(*avro.RefSchema); ok {
 			t = r.Schema()
 		}
-		var logical avro.LogicalType
+		// Only an int or long's logical types (date, time-*, timestamp-*)
+		// decode as text; a decimal decodes as a number and a duration as
+		// base64, so text in their union came from a string branch: ranking
+		// every logical type before string put "9.50" into a decimal.
+		var timeLogical bool
 		if l, ok := t.(avro.LogicalTypeSchema); ok && l.Logical() != nil {
-			logical = l.Logical().Type()
+			timeLogical = t.Type() == avro.Int || t.Type() == avro.Long
 		}
 		switch v.(type) {
 		case string:
 			switch {
 			case t.Type() == avro.Enum:
 				return 0
-			case logical != "" && logical != avro.UUID:
+			case timeLogical:
 				return 1
 			case t.Type() == avro.String:
 				return 2
 			}
 			return 3
 		case json.Number:
-			switch t.Type() {
-			case avro.Int, avro.Long:
+			// A plain int or long first; not a timestamp or date: those
+			// decode as text, so a number beside them came from a double.
+			if (t.Type() == avro.Int || t.Type() == avro.Long) && !timeLogical {
 				return 0
 			}
 			return 1

@@ -213,3 +213,40 @@ func TestAvroEncodeBareUnionValueKeepsItsBranch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"k":"other","t":"not a time","n":7.5}`, string(out))
 }
+
+// Decoding shows a decimal as a number, never as a string: a string goes
+// to a string branch before a decimal one. "9.50" from the string branch
+// of ["null","string",decimal] went into the decimal, and read back as the
+// number 9.50.
+func TestAvroEncodeBareStringPrefersStringOverDecimal(t *testing.T) {
+	c := avroCodecFor(t, `{"type":"record","name":"U","fields":[
+		{"name":"d","type":["null","string",{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}]},
+		{"name":"f","type":["null","string",{"type":"fixed","name":"Dec","size":8,"logicalType":"decimal","precision":9,"scale":2}]}]}`)
+	text := `{"d":"9.50","f":"12"}`
+	b, err := c.encode(nil, []byte(text))
+	require.NoError(t, err)
+	out, err := c.appendJSON(nil, b)
+	require.NoError(t, err)
+	require.Equal(t, text, string(out))
+	// A number still goes to the decimal (the string branch refuses it).
+	b, err = c.encode(nil, []byte(`{"d":9.50,"f":12}`))
+	require.NoError(t, err)
+	out, err = c.appendJSON(nil, b)
+	require.NoError(t, err)
+	require.Equal(t, `{"d":9.50,"f":12.00}`, string(out))
+}
+
+// A timestamp decodes as text, so a bare number in a union of a double and
+// a timestamp came from the double: it goes back there, as it did before
+// integers were preferred. A plain long still comes before the double.
+func TestAvroEncodeBareNumberPrefersPlainIntegers(t *testing.T) {
+	c := avroCodecFor(t, `{"type":"record","name":"U","fields":[
+		{"name":"x","type":["null","double",{"type":"long","logicalType":"timestamp-millis"}]},
+		{"name":"n","type":["null","double","long"]}]}`)
+	b, err := c.encode(nil, []byte(`{"x":5,"n":7}`))
+	require.NoError(t, err)
+	require.Equal(t, byte(2), b[0], "x: the double branch")
+	out, err := c.appendJSON(nil, b)
+	require.NoError(t, err)
+	require.Equal(t, `{"x":5,"n":7}`, string(out))
+}
