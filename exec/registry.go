@@ -218,6 +218,13 @@ func (s *Session) partitionKey(ctx context.Context, topic string, key []byte) (b
 	if s.Registry == nil {
 		return key, "", nil
 	}
+	if _, ok := schema.HeaderID(key); ok {
+		// Bytes with a wire-format header already (x'...' copied from a
+		// record) are the key as written: encoding them again failed
+		// ("not JSON") or, for a string schema, hashed them wrapped in a
+		// second header, another partition.
+		return key, "", nil
+	}
 	subject, _ := schema.TopicSubjects(topic)
 	enc, err := s.Registry.Encode(ctx, schema.Ref{Subject: subject}, key)
 	if err != nil {
