@@ -9,6 +9,7 @@ import (
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/schema"
 )
 
 var explainCols = []result.Column{
@@ -162,6 +163,13 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
 		}
 		p.any("Metadata", x.Topic)
+		if _, encoded := schema.HeaderID(x.PartitionForKey); s.Registry != nil && x.PartitionForKey != nil && !encoded {
+			// partitionKey's lookup, made before the first ListOffsets
+			// (EXPLAIN names every registry request a statement makes).
+			k, _ := schema.TopicSubjects(x.Topic)
+			p.registry(s.Registry, [2]string{fmt.Sprintf("GET /subjects/%s/versions/latest", k), "PARTITION FOR KEY: the key subject, if the topic has one"},
+				[2]string{"GET /schemas/ids/{id}", "its schema and references (once per session)"})
+		}
 		p.leaders("ListOffsets", m, parts)
 		p.step--
 		p.leaders("ListOffsets", m, parts) // earliest and latest, concurrently
