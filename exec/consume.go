@@ -40,16 +40,18 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		return nil, err
 	}
 	t := m.Topics[st.Topic]
+	var keyWarning string // PARTITION FOR KEY could not ask the registry
 	if st.PartitionForKey != nil {
 		// The partition the default partitioner (murmur2: the Java
 		// client, franz-go, kql's PRODUCE) puts this key in.
 		if len(t.Partitions) == 0 {
 			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
 		}
-		key, _, err := s.partitionKey(ctx, st.Topic, st.PartitionForKey)
+		key, _, warn, err := s.partitionKey(ctx, st.Topic, st.PartitionForKey)
 		if err != nil {
 			return nil, err
 		}
+		keyWarning = warn
 		cp := *st
 		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, key, len(t.Partitions))}
 		st = &cp
@@ -101,6 +103,9 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 
 	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
 		dec: s.newRecordDecoder(ctx)}
+	if keyWarning != "" {
+		r.warnings = append(r.warnings, keyWarning)
+	}
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -506,6 +511,7 @@ type consumeResult struct {
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
+	warnings    []string                       // said before any record was read (PARTITION FOR KEY)
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -598,7 +604,7 @@ func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }
 // Warnings is the one warning of values WHERE or the SELECT list could not
 // compare or combine, naming the first record where it happened.
 func (r *consumeResult) Warnings() []string {
-	out := r.dec.warnings()
+	out := append(append([]string(nil), r.warnings...), r.dec.warnings()...)
 	if r.q == nil {
 		return out
 	}

@@ -145,7 +145,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		sel := x
 		var keyHow string
 		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
-			key, how, err := s.partitionKey(ctx, x.Topic, x.PartitionForKey)
+			key, how, _, err := s.partitionKey(ctx, x.Topic, x.PartitionForKey)
 			if err != nil {
 				return nil, err
 			}
@@ -196,7 +196,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + keyHow})
 		}
 		explainQuery(p, x, t, pd, func(key []byte) int32 {
-			if b, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
+			if b, _, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
 				key = b
 			}
 			return kafka.PartitionForKey(x.Topic, key, len(t.Partitions))

@@ -213,25 +213,33 @@ func registryRequests(st lang.Statement) [][2]string {
 // TopicNameStrategy subject TOPIC-key exists, the key as its producers
 // wrote it (encoded with that subject's latest schema: the murmur2 of the
 // text alone names another partition); else the bytes as written. how says
-// which, for EXPLAIN ("" for the bytes as written).
-func (s *Session) partitionKey(ctx context.Context, topic string, key []byte) (b []byte, how string, err error) {
+// which, for EXPLAIN ("" for the bytes as written); warn is set when the
+// registry could not be asked and the bytes as written were hashed.
+func (s *Session) partitionKey(ctx context.Context, topic string, key []byte) (b []byte, how, warn string, err error) {
 	if s.Registry == nil {
-		return key, "", nil
+		return key, "", "", nil
 	}
 	if _, ok := schema.HeaderID(key); ok {
 		// Bytes with a wire-format header already (x'...' copied from a
 		// record) are the key as written: encoding them again failed
 		// ("not JSON") or, for a string schema, hashed them wrapped in a
 		// second header, another partition.
-		return key, "", nil
+		return key, "", "", nil
 	}
 	subject, _ := schema.TopicSubjects(topic)
 	enc, err := s.Registry.Encode(ctx, schema.Ref{Subject: subject}, key)
 	if err != nil {
-		if isSubjectNotFound(err) {
-			return key, "", nil // keys without a schema
+		switch {
+		case isSubjectNotFound(err):
+			return key, "", "", nil // keys without a schema
+		case schema.IsRegistryDown(err):
+			// As a CONSUME does without the registry: go on, and say what
+			// may be wrong, rather than fail a read the registry is not
+			// needed for when the topic's keys have no schema.
+			warn = fmt.Sprintf("PARTITION FOR KEY hashed the key as written, not encoded with subject %s: %v; if the topic's producers encode keys with a schema, the key is in another partition (give it as x'...' with its wire-format header to hash exactly those bytes)", subject, err)
+			return key, "the key as written (the registry could not be asked)", warn, nil
 		}
-		return nil, "", fmt.Errorf("PARTITION FOR KEY: the key is hashed as its producers wrote it, encoded with subject %s: %w", subject, err)
+		return nil, "", "", fmt.Errorf("PARTITION FOR KEY: the key is hashed as its producers wrote it, encoded with subject %s: %w", subject, err)
 	}
-	return enc.Bytes, fmt.Sprintf("the key encoded with subject %s (schema id %d), as its producers wrote it", subject, enc.ID), nil
+	return enc.Bytes, fmt.Sprintf("the key encoded with subject %s (schema id %d), as its producers wrote it", subject, enc.ID), "", nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -141,5 +142,28 @@ func TestFollowWarnsOfRecordsThatDoNotDecodeAsTheyArrive(t *testing.T) {
 		require.Empty(t, live, "one warning per schema id, not per record")
 		f.stop(t)
 		require.Len(t, f.res.(result.Warner).Warnings(), 1, "and the summary at the end")
+	})
+}
+
+// PARTITION FOR KEY with a registry that cannot be reached reads the
+// partition of the key as written, and says so: the statement is not failed
+// for a registry its topic may not need.
+func TestPartitionForKeyWithTheRegistryDownWarns(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		require.NoError(t, cl.ProduceSync(ctxT(t), &kgo.Record{Topic: topic, Partition: kafka.PartitionForKey(topic, []byte("k-1"), 6), Key: []byte("k-1"), Value: []byte("v")}).FirstErr())
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		dead := "http://" + ln.Addr().String()
+		ln.Close()
+		s, _ := session(t, b)
+		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
+		require.NoError(t, err)
+		rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s PARTITION FOR KEY 'k-1'", lang.QuoteName(topic)))
+		require.Len(t, rows, 1)
+		w := res.(result.Warner).Warnings()
+		require.NotEmpty(t, w)
+		require.Contains(t, w[0], "PARTITION FOR KEY hashed the key as written")
+		require.Contains(t, w[0], "could not be reached")
 	})
 }

@@ -142,6 +142,11 @@ func (d *Decoder) appendJSON(dst, b []byte, id int32, c codec) (out []byte, _ in
 	return out, id, true, nil
 }
 
+// IsRegistryDown reports whether err means the registry could not be used
+// at all (unreachable, or refusing kql's credentials), as opposed to an
+// answer about one schema.
+func IsRegistryDown(err error) bool { return statementWide(err) }
+
 // statementWide is an error no other schema id would escape: the registry
 // is unreachable or refuses our credentials.
 func statementWide(err error) bool {
