@@ -403,6 +403,14 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 		hint = " (its certificate was checked against " + trust + ": give the CA that signed it with --schema-registry-ca FILE or schema.registry.ssl.truststore.location)"
 	case errors.Is(err, context.DeadlineExceeded):
 		hint = " (no answer in time)"
+	case strings.Contains(err.Error(), "certificate required") || strings.Contains(err.Error(), "bad certificate"):
+		// The server's TLS alert: it wants a client certificate (or did
+		// not accept the one sent). Go has no typed error for it.
+		if r != nil && len(r.tls.certPEM)+len(r.tls.certFile)+len(r.tls.keystoreFile) > 0 {
+			hint = " (it did not accept kql's client certificate: check that its CA trusts it)"
+		} else {
+			hint = " (it wants a client certificate: schema.registry.ssl.keystore.location, or schema.registry.ssl.certificate.location and schema.registry.ssl.key.location, in --command-config)"
+		}
 	}
 	return fmt.Sprintf("schema registry %s could not be reached: %v%s%s", reg.URLs(), rootCause(err), hint, after)
 }

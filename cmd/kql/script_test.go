@@ -233,13 +233,13 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 
 func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 1 {
-		ts.Fatalf("usage: registry NAME [basic USER PASS | bearer TOKEN] [tls]")
+		ts.Fatalf("usage: registry NAME [basic USER PASS | bearer TOKEN] [tls | mtls]")
 	}
 	name := args[0]
 	var opts []srfake.Option
 	props := ""
 	cfg := schema.Config{}
-	useTLS := false
+	useTLS, useMTLS := false, false
 	for rest := args[1:]; len(rest) > 0; {
 		switch rest[0] {
 		case "basic":
@@ -261,6 +261,9 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		case "tls":
 			useTLS = true
 			rest = rest[1:]
+		case "mtls": // TLS that also requires a client certificate the CA signed
+			useTLS, useMTLS = true, true
+			rest = rest[1:]
 		default:
 			ts.Fatalf("unknown registry option %q", rest[0])
 		}
@@ -272,11 +275,21 @@ func cmdRegistry(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(name+"-ca.pem"), pki.caPEM, 0o644))
 		srv.TLS = pki.server
-		srv.StartTLS()
 		pool := x509.NewCertPool()
 		pool.AppendCertsFromPEM(pki.caPEM)
 		cfg.TLS = &tls.Config{RootCAs: pool}
 		props += "schema.registry.ssl.truststore.type=PEM\nschema.registry.ssl.truststore.location=" + name + "-ca.pem\n"
+		if useMTLS {
+			srv.TLS = srv.TLS.Clone()
+			srv.TLS.ClientAuth, srv.TLS.ClientCAs = tls.RequireAndVerifyClientCert, pool
+			// The test PKI's certificate serves for client auth too.
+			ts.Check(os.WriteFile(ts.MkAbs(name+"-client.pem"), append(append([]byte(nil), pki.certPEM...), pki.keyPEM...), 0o600))
+			cert, err := tls.X509KeyPair(pki.certPEM, pki.keyPEM)
+			ts.Check(err)
+			cfg.TLS.Certificates = []tls.Certificate{cert}
+			props += "schema.registry.ssl.keystore.type=PEM\nschema.registry.ssl.keystore.location=" + name + "-client.pem\n"
+		}
+		srv.StartTLS()
 	} else {
 		srv.Start()
 	}
