@@ -143,12 +143,20 @@ func StartReal(ctx context.Context, cfg RealConfig) (*Real, error) {
 	}
 	sweepStale()
 
-	// Ports are picked free and released before the JVMs bind them, so
-	// another process can take one in between; a node that then fails to
-	// bind is retried on new ports rather than failing the whole run.
+	return retryPortTaken(ctx, cfg.Log, "Kafka", func() (*Real, error) { return startOnce(ctx, cfg, java, libs) })
+}
+
+var errPortTaken = errors.New("a port picked for a test server was taken by another process")
+
+// retryPortTaken starts a JVM server (Kafka, the registry) up to three
+// times. Ports are picked free and released before the JVM binds them, so
+// another process can take one in between; a start that then fails to bind
+// is retried on new ports rather than failing the whole run.
+func retryPortTaken[T any](ctx context.Context, log io.Writer, what string, start func() (T, error)) (T, error) {
 	var lastErr error
+	var zero T
 	for attempt := 1; attempt <= 3; attempt++ {
-		r, err := startOnce(ctx, cfg, java, libs)
+		r, err := start()
 		if err == nil {
 			return r, nil
 		}
@@ -156,12 +164,10 @@ func StartReal(ctx context.Context, cfg RealConfig) (*Real, error) {
 		if !errors.Is(err, errPortTaken) || ctx.Err() != nil {
 			break
 		}
-		fmt.Fprintf(cfg.Log, "kafkatest: a port was taken before Kafka could bind it, retrying on new ports (attempt %d)\n", attempt+1)
+		fmt.Fprintf(log, "kafkatest: a port was taken before %s could bind it, retrying on new ports (attempt %d)\n", what, attempt+1)
 	}
-	return nil, lastErr
+	return zero, lastErr
 }
-
-var errPortTaken = errors.New("a port picked for Kafka was taken by another process")
 
 func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real, err error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)

@@ -2,7 +2,6 @@ package kafkatest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -197,21 +196,7 @@ func StartRegistry(ctx context.Context, cfg RegistryConfig) (*Registry, error) {
 	}
 	sweepStale()
 
-	// As for Kafka, the port is picked free and released before the JVM
-	// binds it; if another process takes it in between, start again.
-	var lastErr error
-	for attempt := 1; attempt <= 3; attempt++ {
-		r, err := startRegistryOnce(ctx, cfg, java, jar)
-		if err == nil {
-			return r, nil
-		}
-		lastErr = err
-		if !errors.Is(err, errPortTaken) || ctx.Err() != nil {
-			break
-		}
-		fmt.Fprintf(cfg.Log, "kafkatest: the registry's port was taken before it could bind it, retrying on a new port (attempt %d)\n", attempt+1)
-	}
-	return nil, lastErr
+	return retryPortTaken(ctx, cfg.Log, "the registry", func() (*Registry, error) { return startRegistryOnce(ctx, cfg, java, jar) })
 }
 
 func startRegistryOnce(ctx context.Context, cfg RegistryConfig, java, jar string) (_ *Registry, err error) {
