@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -235,12 +234,9 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 		})
 
 		t.Run("a registry that cannot be reached: raw bytes and one warning, the statement finishes", func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			dead := "http://" + ln.Addr().String()
-			ln.Close()
 			s2, _ := session(t, b)
-			s2.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
+			var err error
+			s2.Registry, err = schema.Open(schema.Config{URLs: []string{deadRegistryURL(t)}})
 			require.NoError(t, err)
 			rows, _, res := query(t, s2, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
 			require.Len(t, rows, 62)

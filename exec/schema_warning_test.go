@@ -16,26 +16,44 @@ import (
 	"github.com/kql-dev/kql/schema"
 )
 
+// tenRecordsTwoUnknown writes 10 Avro records to partition 0 of a new
+// topic, the 4th and 8th (key "bad") with a schema id the registry does not
+// know, and returns the topic and a session with the registry.
+func tenRecordsTwoUnknown(t *testing.T, b kafkatest.Backend) (string, *Session) {
+	t.Helper()
+	topic, cl, _ := createSpreadTopic(t, b)
+	upstream := testRegistryURL(t, b)
+	fx := registerSchemas(t, upstream, topic)
+	var recs []*kgo.Record
+	for i := 0; i < 10; i++ {
+		v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
+		key := fmt.Sprintf("k%d", i)
+		if i == 3 || i == 7 {
+			v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
+			key = "bad"
+		}
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	s, _ := session(t, b)
+	s.Registry = fx.reg
+	return topic, s
+}
+
+// deadRegistryURL is the URL of a port nothing listens on.
+func deadRegistryURL(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return "http://" + ln.Addr().String()
+}
+
 // The warning about records that did not decode does not claim they were
 // shown: WHERE may have left them out.
 func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, cl, _ := createSpreadTopic(t, b)
-		upstream := testRegistryURL(t, b)
-		fx := registerSchemas(t, upstream, topic)
-		var recs []*kgo.Record
-		for i := 0; i < 10; i++ {
-			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
-			key := fmt.Sprintf("k%d", i)
-			if i == 3 || i == 7 {
-				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
-				key = "bad"
-			}
-			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
-		}
-		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
-		s, _ := session(t, b)
-		s.Registry = fx.reg
+		topic, s := tenRecordsTwoUnknown(t, b)
 		rows, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'k1'", lang.QuoteName(topic)))
 		require.Len(t, rows, 1)
 		w := res.(result.Warner).Warnings()
@@ -50,22 +68,7 @@ func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
 // did not decode counts once.
 func TestSchemaWarningCountsATailReadsRecordsOnce(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, cl, _ := createSpreadTopic(t, b)
-		upstream := testRegistryURL(t, b)
-		fx := registerSchemas(t, upstream, topic)
-		var recs []*kgo.Record
-		for i := 0; i < 10; i++ {
-			v := fx.encode(t, schema.Ref{ID: fx.avroV1}, fmt.Sprintf(`{"id":%d,"amount":1,"at":0,"status":"PAID"}`, i))
-			key := fmt.Sprintf("k%d", i)
-			if i == 3 || i == 7 {
-				v = []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2} // an id the registry does not know
-				key = "bad"
-			}
-			recs = append(recs, &kgo.Record{Topic: topic, Partition: 0, Key: []byte(key), Value: v})
-		}
-		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
-		s, _ := session(t, b)
-		s.Registry = fx.reg
+		topic, s := tenRecordsTwoUnknown(t, b)
 		q := lang.QuoteName(topic)
 		warningOf := func(t *testing.T, src string, wantRows int) string {
 			t.Helper()
@@ -97,10 +100,8 @@ func TestSchemaWarningCountsAKeyAndValueRecordOnce(t *testing.T) {
 				Key: []byte{0, 0, 0, 0, 7, 2}, Value: []byte{0, 0, 0, 0, 8, 2, 4}})
 		}
 		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		dead := "http://" + ln.Addr().String()
-		ln.Close()
+		dead := deadRegistryURL(t)
+		var err error
 		s, _ := session(t, b)
 		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
 		require.NoError(t, err)
@@ -152,10 +153,8 @@ func TestPartitionForKeyWithTheRegistryDownWarns(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		topic, cl, _ := createSpreadTopic(t, b)
 		require.NoError(t, cl.ProduceSync(ctxT(t), &kgo.Record{Topic: topic, Partition: kafka.PartitionForKey(topic, []byte("k-1"), 6), Key: []byte("k-1"), Value: []byte("v")}).FirstErr())
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		dead := "http://" + ln.Addr().String()
-		ln.Close()
+		dead := deadRegistryURL(t)
+		var err error
 		s, _ := session(t, b)
 		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
 		require.NoError(t, err)
