@@ -41,6 +41,9 @@ type Session struct {
 	topicNames []string
 	groupNames []string
 	namesAt    time.Time
+	// subjectNames: the registry's subjects for completion, as of subjectsAt
+	subjectNames []string
+	subjectsAt   time.Time
 }
 
 // NewSession returns a session over an open cluster connection. The caller
@@ -140,11 +143,28 @@ func (s *Session) Groups(ctx context.Context) ([]string, error) {
 
 // Subjects returns the schema registry's subjects for completion; none
 // without a registry.
+//
+// Cached as topic names are (namesMaxAge): the shell refreshes its names
+// after every statement, and a GET /subjects each time would also show up
+// in a traced statement's registry requests.
 func (s *Session) Subjects(ctx context.Context) ([]string, error) {
 	if s.Registry == nil {
 		return nil, nil
 	}
-	return s.Registry.Client().Subjects(ctx)
+	s.namesMu.Lock()
+	if time.Since(s.subjectsAt) < namesMaxAge {
+		defer s.namesMu.Unlock()
+		return slices.Clone(s.subjectNames), nil
+	}
+	s.namesMu.Unlock()
+	names, err := s.Registry.Client().Subjects(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.namesMu.Lock()
+	s.subjectNames, s.subjectsAt = names, time.Now()
+	s.namesMu.Unlock()
+	return slices.Clone(names), nil
 }
 
 // names refreshes the cache if stale and returns a copy of one of its lists.

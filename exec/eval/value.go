@@ -144,6 +144,10 @@ func (v Value) Any(t result.Type) any {
 	case result.String, result.Number:
 		return string(v.Text())
 	}
+	if v.J && v.B != nil && t == result.Bytes && v.K != Bytes {
+		// A number's or boolean's JSON text has no spacing to remove.
+		return result.JSON(bytes.Clone(v.B))
+	}
 	if v.J && v.B != nil && t == result.Bytes {
 		// A path's raw text keeps the record's own spacing and line
 		// breaks; one record must stay one line of jsonl.
