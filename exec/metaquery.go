@@ -75,6 +75,11 @@ func applyQuery(res result.Result, q *lang.Query, now time.Time) (result.Result,
 	if n, ok := res.(result.Noticer); ok {
 		out.Notes = n.Notices()
 	}
+	// The statement's own warnings (SHOW SUBJECTS: a subject whose details
+	// could not be read) stay; WHERE's come after them.
+	if w, ok := res.(result.Warner); ok {
+		out.Warns = append(out.Warns, w.Warnings()...)
+	}
 	if w := c.Warnings.String(); w != "" {
 		out.Warns = append(out.Warns, w)
 	}

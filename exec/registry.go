@@ -56,9 +56,7 @@ func (s *Session) showSubjects(ctx context.Context, st *lang.ShowSubjects) (resu
 		rows = append(rows, result.Row{sub.Name, sub.Type, int64(sub.LatestVersion), int64(sub.LatestID), nullIfEmpty(sub.Compatibility)})
 	}
 	res := result.NewSlice(showSubjectsCols, rows)
-	if len(failed) > 0 {
-		return &warnedSlice{Slice: res, warnings: errorLines(failed)}, nil
-	}
+	res.Warns = errorLines(failed)
 	return res, nil
 }
 
@@ -120,14 +118,6 @@ func errorLines(errs []error) []string {
 	}
 	return out
 }
-
-// warnedSlice is a result in memory with warnings for stderr.
-type warnedSlice struct {
-	*result.Slice
-	warnings []string
-}
-
-func (w *warnedSlice) Warnings() []string { return w.warnings }
 
 // encodeLiteral writes a PRODUCE literal (JSON text) with its SCHEMA
 // clause's schema. A NULL stays NULL: a tombstone has no schema.

@@ -3,11 +3,15 @@ package exec
 import (
 	"fmt"
 	"net"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
@@ -165,4 +169,42 @@ func TestPartitionForKeyWithTheRegistryDownWarns(t *testing.T) {
 		require.Contains(t, w[0], "PARTITION FOR KEY hashed the key as written")
 		require.Contains(t, w[0], "could not be reached")
 	})
+}
+
+// SHOW SUBJECTS shows a subject whose details could not be read as a row
+// with NULLs and a warning, also through WHERE (the metadata query keeps the
+// statement's warnings).
+func TestShowSubjectsKeepsAFailedSubjectAndItsWarning(t *testing.T) {
+	f := newFake(t)
+	fake := srfake.New()
+	defer fake.Close()
+	for _, subj := range []string{"ok-value", "broken-value"} {
+		_, _, err := fake.RegisterSchema(subj, sr.Schema{Schema: `"string"`})
+		require.NoError(t, err)
+	}
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "/subjects/broken-value/versions") {
+			http.Error(w, `{"error_code":50001,"message":"store is broken"}`, http.StatusInternalServerError)
+			return true
+		}
+		return false
+	})
+	var err error
+	f.sess.Registry, err = schema.Open(schema.Config{URLs: []string{fake.URL()}})
+	require.NoError(t, err)
+	for _, src := range []string{"SHOW SUBJECTS", "SHOW SUBJECTS WHERE type IS NULL"} {
+		rows, _, res := query(t, f.sess, src)
+		var broken result.Row
+		for _, r := range rows {
+			if r[0] == "broken-value" {
+				broken = r
+			}
+		}
+		require.NotNil(t, broken, src)
+		require.Nil(t, broken[1], "%s: its type is unknown, not empty", src)
+		require.Nil(t, broken[2], "%s: its latest version is unknown, not 0", src)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, "%s: %q", src, w)
+		require.Contains(t, w[0], "broken-value")
+	}
 }

@@ -283,7 +283,12 @@ func (r *Registry) references(ctx context.Context, refs []sr.SchemaReference, se
 // wrap gives a registry error its context: what was asked and of whom.
 func (r *Registry) wrap(what string, err error) error {
 	if IsUnreachable(err) {
-		return &UnreachableError{URLs: r.urls, Err: err}
+		if what == "" {
+			return &UnreachableError{URLs: r.urls, Err: err}
+		}
+		// What was asked stays in the message: SHOW SUBJECTS names the
+		// subject whose details a failing registry did not give.
+		return fmt.Errorf("%s: %w", what, &UnreachableError{URLs: r.urls, Err: err})
 	}
 	var re *sr.ResponseError
 	if errors.As(err, &re) && (re.StatusCode == http.StatusUnauthorized || re.StatusCode == http.StatusForbidden) {
@@ -306,6 +311,11 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
+	var re *sr.ResponseError
+	if errors.As(e.Err, &re) {
+		// It answered, with a server error (or a proxy did, for it).
+		return fmt.Sprintf("schema registry %s answered HTTP %d: %v", e.URLs, re.StatusCode, re)
+	}
 	return fmt.Sprintf("schema registry %s could not be reached: %v", e.URLs, innermost(e.Err))
 }
 
