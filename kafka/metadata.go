@@ -98,6 +98,13 @@ func (e *UnknownTopicError) Error() string {
 
 // Metadata asks any broker for the cluster's metadata. topics nil means all
 // topics. A requested topic that does not exist is an *UnknownTopicError.
+//
+// A broker learns of a new topic a little after the controller accepted
+// it, so a topic another client has just created can be unknown to the
+// broker asked and known to the others. Before saying a topic does not
+// exist, Metadata asks the other brokers once each (a second opinion that
+// costs nothing when every topic is known) and takes the first answer that
+// knows every requested topic.
 func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	if topics != nil {
@@ -112,35 +119,14 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	if err != nil {
 		return nil, err
 	}
-	resp := raw.(*kmsg.MetadataResponse)
-	m := &Metadata{ControllerID: resp.ControllerID, Topics: make(map[string]*Topic, len(resp.Topics)), AnsweredBy: by}
-	if resp.ClusterID != nil {
-		m.ClusterID = *resp.ClusterID
+	m, unknown, err := parseMetadata(raw.(*kmsg.MetadataResponse), by)
+	if err != nil {
+		return nil, err
 	}
-	for _, b := range resp.Brokers {
-		m.Brokers = append(m.Brokers, Broker{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
-	}
-	slices.SortFunc(m.Brokers, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
-	for _, t := range resp.Topics {
-		if t.Topic == nil {
-			continue
+	if unknown != "" {
+		if m = c.secondOpinion(ctx, m, topics, req); m == nil {
+			return nil, &UnknownTopicError{Topic: unknown}
 		}
-		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
-			if t.ErrorCode == kerr.UnknownTopicOrPartition.Code {
-				return nil, &UnknownTopicError{Topic: *t.Topic}
-			}
-			return nil, fmt.Errorf("metadata for topic %q from broker %d (%s): %s", *t.Topic, by, m.Addr(by), describe(err))
-		}
-		top := &Topic{Name: *t.Topic, ID: t.TopicID, Internal: t.IsInternal}
-		for _, p := range t.Partitions {
-			top.Partitions = append(top.Partitions, Partition{
-				ID: p.Partition, Leader: p.Leader, Epoch: p.LeaderEpoch,
-				Replicas: p.Replicas, ISR: p.ISR, Offline: p.OfflineReplicas,
-				Err: kerr.ErrorForCode(p.ErrorCode),
-			})
-		}
-		slices.SortFunc(top.Partitions, func(a, b Partition) int { return int(a.ID) - int(b.ID) })
-		m.Topics[top.Name] = top
 	}
 	c.metaMu.Lock()
 	c.lastMeta = m
@@ -161,6 +147,71 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	c.seedByID = byID
 	c.metaMu.Unlock()
 	return m, nil
+}
+
+// secondOpinion asks every broker of m other than the one that answered m
+// for the same topics, and returns the first answer that knows them all
+// (remembering its broker, whose view is the newer one), or nil. A broker
+// that cannot be reached or answers with an error has no say.
+func (c *Cluster) secondOpinion(ctx context.Context, m *Metadata, topics []string, req *kmsg.MetadataRequest) *Metadata {
+	for _, b := range m.Brokers {
+		if b.ID == m.AnsweredBy {
+			continue
+		}
+		actx, cancel := context.WithTimeout(ctx, anyBrokerAttempt)
+		raw, err := c.send(actx, "Metadata", b.ID, topics, req)
+		cancel()
+		if err != nil {
+			continue
+		}
+		other, unknown, err := parseMetadata(raw.(*kmsg.MetadataResponse), b.ID)
+		if err == nil && unknown == "" {
+			c.metaMu.Lock()
+			c.lastAnswered = b.ID
+			c.metaMu.Unlock()
+			return other
+		}
+	}
+	return nil
+}
+
+// parseMetadata indexes a Metadata answer from broker by. unknown is the
+// first requested topic the broker does not know ("" if none); any other
+// topic error is an error.
+func parseMetadata(resp *kmsg.MetadataResponse, by int32) (m *Metadata, unknown string, err error) {
+	m = &Metadata{ControllerID: resp.ControllerID, Topics: make(map[string]*Topic, len(resp.Topics)), AnsweredBy: by}
+	if resp.ClusterID != nil {
+		m.ClusterID = *resp.ClusterID
+	}
+	for _, b := range resp.Brokers {
+		m.Brokers = append(m.Brokers, Broker{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
+	}
+	slices.SortFunc(m.Brokers, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
+	for _, t := range resp.Topics {
+		if t.Topic == nil {
+			continue
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			if t.ErrorCode == kerr.UnknownTopicOrPartition.Code {
+				if unknown == "" {
+					unknown = *t.Topic
+				}
+				continue
+			}
+			return nil, "", fmt.Errorf("metadata for topic %q from broker %d (%s): %s", *t.Topic, by, m.Addr(by), describe(err))
+		}
+		top := &Topic{Name: *t.Topic, ID: t.TopicID, Internal: t.IsInternal}
+		for _, p := range t.Partitions {
+			top.Partitions = append(top.Partitions, Partition{
+				ID: p.Partition, Leader: p.Leader, Epoch: p.LeaderEpoch,
+				Replicas: p.Replicas, ISR: p.ISR, Offline: p.OfflineReplicas,
+				Err: kerr.ErrorForCode(p.ErrorCode),
+			})
+		}
+		slices.SortFunc(top.Partitions, func(a, b Partition) int { return int(a.ID) - int(b.ID) })
+		m.Topics[top.Name] = top
+	}
+	return m, unknown, nil
 }
 
 // Latest returns the newest metadata read by any statement (nil before the

@@ -66,6 +66,13 @@ func (f *reviewFake) topic(t *testing.T, name string, n int32) []TopicPartition 
 	return parts
 }
 
+// forget drops the requests seen so far.
+func (f *reviewFake) forget() {
+	f.mu.Lock()
+	f.events = nil
+	f.mu.Unlock()
+}
+
 func (f *reviewFake) sent(api string) []TraceEvent {
 	f.mu.Lock()
 	defer f.mu.Unlock()
