@@ -46,8 +46,7 @@ func createSpreadTopic(t *testing.T, b kafkatest.Backend) (string, *kgo.Client, 
 	topic := kafkatest.TopicName(t)
 	cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	adm := kadm.NewClient(cl)
-	_, err := adm.CreateTopic(ctxT(t), 6, 3, nil, topic)
-	require.NoError(t, err)
+	kafkatest.CreateTopic(t, b, topic, 6, 3, nil)
 	if f, ok := b.(*kafkatest.Fake); ok {
 		for p := int32(0); p < 6; p++ {
 			require.NoError(t, f.MoveTopicPartition(topic, p, p%3))
@@ -228,9 +227,7 @@ func TestConsumeTransactionsDoesNotHang(t *testing.T) {
 	r := kafkatest.Shared(t)
 	s, _ := session(t, r)
 	topic := kafkatest.TopicName(t)
-	adm := kadm.NewClient(kafkatest.Client(t, r))
-	_, err := adm.CreateTopic(ctxT(t), 1, 3, nil, topic)
-	require.NoError(t, err)
+	kafkatest.CreateTopic(t, r, topic, 1, 3, nil)
 	txn := kafkatest.Client(t, r, kgo.TransactionalID(topic+"-txn"), kgo.DefaultProduceTopic(topic))
 	batch := func(commit bool, vals ...string) {
 		require.NoError(t, txn.BeginTransaction())
@@ -340,11 +337,10 @@ func TestShowTopicsMarksInternalTopics(t *testing.T) {
 	r := kafkatest.Shared(t)
 	s, _ := session(t, r)
 	topic := kafkatest.TopicName(t)
+	kafkatest.CreateTopic(t, r, topic, 1, 3, nil)
 	adm := kadm.NewClient(kafkatest.Client(t, r))
-	_, err := adm.CreateTopic(ctxT(t), 1, 3, nil, topic)
-	require.NoError(t, err)
 	// A commit makes Kafka create its internal offsets topic.
-	_, err = adm.CommitOffsets(ctxT(t), kafkatest.GroupName(t), kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 0}))
+	_, err := adm.CommitOffsets(ctxT(t), kafkatest.GroupName(t), kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 0}))
 	require.NoError(t, err)
 	internal := "__consumer_offsets"
 	rows, _ := mustRun(t, s, &lang.ShowTopics{Like: &internal})

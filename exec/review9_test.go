@@ -79,9 +79,7 @@ func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic := kafkatest.TopicName(t)
-		adm := kadm.NewClient(kafkatest.Client(t, b))
-		_, err := adm.CreateTopic(ctxT(t), 3, 3, nil, topic)
-		require.NoError(t, err)
+		kafkatest.CreateTopic(t, b, topic, 3, 3, nil)
 		if f, ok := b.(*kafkatest.Fake); ok {
 			for p := int32(0); p < 3; p++ {
 				require.NoError(t, f.MoveTopicPartition(topic, p, p%3))
@@ -351,8 +349,7 @@ func TestReview9_LeadersMoveMidReadOnKafka(t *testing.T) {
 	cl := kafkatest.Client(t, r, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.ProducerBatchMaxBytes(8<<10))
 	adm := kadm.NewClient(cl)
-	_, err := adm.CreateTopic(ctxT(t), 3, 3, nil, topic)
-	require.NoError(t, err)
+	kafkatest.CreateTopic(t, r, topic, 3, 3, nil)
 	var leaders map[int32]int32
 	var replicas map[int32][]int32
 	require.Eventually(t, func() bool {

@@ -17,6 +17,7 @@
 package kafkatest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
@@ -25,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -119,6 +121,28 @@ func Client(t testing.TB, b Backend, opts ...kgo.Opt) *kgo.Client {
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// CreateTopic creates topic (partitions, replication factor rf, configs)
+// and, on real Kafka, waits until every broker knows it with every
+// partition led, so what the test does next does not depend on which
+// broker it asks.
+func CreateTopic(t testing.TB, b Backend, topic string, partitions, rf int32, configs map[string]*string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := kadm.NewClient(Client(t, b)).CreateTopic(ctx, partitions, int16(rf), configs, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		t.Fatalf("creating topic %s on %s: %v", topic, b.Name(), err)
+	}
+	if r, ok := b.(*Real); ok {
+		if err := r.AwaitTopic(ctx, topic, int(partitions)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 var nameSeq atomic.Uint64

@@ -82,6 +82,18 @@ func (r *Real) CreateTopicAssigned(ctx context.Context, topic string, assignment
 			return fmt.Errorf("creating %s: %w", topic, err)
 		}
 	}
+	return r.awaitTopic(ctx, topic, len(assignment), func(p, leader int32) bool { return leader == assignment[p][0] })
+}
+
+// AwaitTopic waits until every running broker's metadata lists topic with
+// its n partitions, each led. A controller accepts CreateTopics before the
+// brokers learn of the topic, so a test that creates a topic with another
+// client and then asks kql about it waits here first.
+func (r *Real) AwaitTopic(ctx context.Context, topic string, n int) error {
+	return r.awaitTopic(ctx, topic, n, func(_, leader int32) bool { return leader >= 0 })
+}
+
+func (r *Real) awaitTopic(ctx context.Context, topic string, n int, led func(partition, leader int32) bool) error {
 	return r.poll(ctx, "waiting for "+topic+" to be led everywhere", func() string {
 		for _, v := range r.views(ctx, true) {
 			if v.err != nil {
@@ -92,15 +104,15 @@ func (r *Real) CreateTopicAssigned(ctx context.Context, topic string, assignment
 				if t.Topic == nil || *t.Topic != topic {
 					continue
 				}
-				found = len(t.Partitions) == len(assignment)
+				found = len(t.Partitions) == n
 				for _, p := range t.Partitions {
-					if p.Leader < 0 || p.Leader != assignment[p.Partition][0] {
+					if !led(p.Partition, p.Leader) {
 						return fmt.Sprintf("broker %d: %s/%d led by %d", v.node.id, topic, p.Partition, p.Leader)
 					}
 				}
 			}
 			if !found {
-				return fmt.Sprintf("broker %d does not list %s yet", v.node.id, topic)
+				return fmt.Sprintf("broker %d does not list %s with %d partitions yet", v.node.id, topic, n)
 			}
 		}
 		return ""
