@@ -64,11 +64,15 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 	if err != nil {
 		return nil, err
 	}
+	// topic looks name up, asking by name when the all-topics answer lacks
+	// it (a topic created a moment ago), and keeps it in m for the plan.
 	topic := func(name string) (*kafka.Topic, error) {
-		if t, ok := m.Topics[name]; ok {
-			return t, nil
+		with, err := s.cl.WithTopic(ctx, m, name)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &kafka.UnknownTopicError{Topic: name}
+		m = with
+		return m.Topics[name], nil
 	}
 	all := map[int32][]string{}
 	for _, b := range m.Brokers {

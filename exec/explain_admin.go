@@ -13,20 +13,35 @@ import (
 // explainAdmin plans the administration statements. It reports false for a
 // statement it does not know.
 func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadata, stmt lang.Statement) (bool, error) {
+	var err error
+	// A config resource's topic is looked up by name when the all-topics
+	// answer lacks it (a topic created a moment ago).
+	topicOf := func(r lang.ConfigResource) error {
+		if r.Kind == lang.ResourceTopic {
+			m, err = s.cl.WithTopic(ctx, m, r.Topic)
+		}
+		return err
+	}
 	switch x := stmt.(type) {
 	case *lang.ShowConfigs:
+		if err := topicOf(x.Resource); err != nil {
+			return true, err
+		}
 		if err := configRoute(p, m, "DescribeConfigs", x.Resource); err != nil {
 			return true, err
 		}
 	case *lang.AlterConfigs:
+		if err := topicOf(x.Resource); err != nil {
+			return true, err
+		}
 		for _, api := range []string{"DescribeConfigs", "IncrementalAlterConfigs", "DescribeConfigs"} {
 			if err := configRoute(p, m, api, x.Resource); err != nil {
 				return true, err
 			}
 		}
 	case *lang.AlterPartitions:
-		if _, ok := m.Topics[x.Topic]; !ok {
-			return true, &kafka.UnknownTopicError{Topic: x.Topic}
+		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
+			return true, err
 		}
 		p.any("Metadata", x.Topic)
 		p.perBroker("CreatePartitions", m, map[int32][]string{m.ControllerID: {x.Topic + " to " + strconv.Itoa(int(x.Count))}})
@@ -55,11 +70,10 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 				p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions, by time"})
 			}
 		} else {
-			t, ok := m.Topics[*x.Topic]
-			if !ok {
-				return true, &kafka.UnknownTopicError{Topic: *x.Topic}
+			if m, err = s.cl.WithTopic(ctx, m, *x.Topic); err != nil {
+				return true, err
 			}
-			parts, err := pickPartitions(t, x.Partitions, "PARTITION")
+			parts, err := pickPartitions(m.Topics[*x.Topic], x.Partitions, "PARTITION")
 			if err != nil {
 				return true, err
 			}
@@ -74,10 +88,10 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 			p.perBroker("OffsetCommit", m, map[int32][]string{id: {x.Group}})
 		}
 	case *lang.DeleteRecords:
-		t, ok := m.Topics[x.Topic]
-		if !ok {
-			return true, &kafka.UnknownTopicError{Topic: x.Topic}
+		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
+			return true, err
 		}
+		t := m.Topics[x.Topic]
 		want := x.Partitions
 		if x.BeforeOffset == nil {
 			want = make([]int32, len(x.Before))

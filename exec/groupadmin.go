@@ -163,11 +163,13 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 			plan.notes = append(plan.notes, fmt.Sprintf("notice: the group has offsets for topic %q, which no longer exists; they are left as they are", t))
 		}
 	} else {
-		t, ok := m.Topics[*st.Topic]
-		if !ok {
-			return nil, &kafka.UnknownTopicError{Topic: *st.Topic}
+		// The all-topics answer's broker may not know a topic created a
+		// moment ago; ask by name before calling it missing.
+		if m, err = s.cl.WithTopic(ctx, m, *st.Topic); err != nil {
+			return nil, err
 		}
-		if parts, err = pickPartitions(t, st.Partitions, "PARTITION"); err != nil {
+		plan.meta = m
+		if parts, err = pickPartitions(m.Topics[*st.Topic], st.Partitions, "PARTITION"); err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -106,16 +107,7 @@ func (e *UnknownTopicError) Error() string {
 // costs nothing when every topic is known) and takes the first answer that
 // knows every requested topic.
 func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	if topics != nil {
-		req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(topics))
-		for _, t := range topics {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(t)
-			req.Topics = append(req.Topics, rt)
-		}
-	}
-	raw, by, err := c.AnyBroker(ctx, "Metadata", topics, req)
+	raw, by, err := c.AnyBroker(ctx, "Metadata", topics, metadataRequest(topics))
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +115,9 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	if err != nil {
 		return nil, err
 	}
-	if unknown != "" {
-		if m = c.secondOpinion(ctx, m, topics, req); m == nil {
-			return nil, &UnknownTopicError{Topic: unknown}
+	if len(unknown) > 0 {
+		if m, err = c.secondOpinion(ctx, m, topics, unknown); err != nil {
+			return nil, err
 		}
 	}
 	c.metaMu.Lock()
@@ -149,36 +141,112 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	return m, nil
 }
 
+// WithTopic returns m if it has topic, else m with topic added from a
+// Metadata request naming it. An all-topics answer comes from one broker,
+// which may not know a topic created a moment ago; asking by name asks the
+// other brokers before calling it missing (an *UnknownTopicError). m is
+// not changed: it may be the cluster's shared newest metadata.
+func (c *Cluster) WithTopic(ctx context.Context, m *Metadata, topic string) (*Metadata, error) {
+	if _, ok := m.Topics[topic]; ok {
+		return m, nil
+	}
+	named, err := c.Metadata(ctx, []string{topic})
+	if err != nil {
+		return nil, err
+	}
+	with := *m
+	with.Topics = maps.Clone(m.Topics)
+	with.Topics[topic] = named.Topics[topic]
+	return &with, nil
+}
+
 // secondOpinion asks every broker of m other than the one that answered m
-// for the same topics, and returns the first answer that knows them all
-// (remembering its broker, whose view is the newer one), or nil. A broker
-// that cannot be reached or answers with an error has no say.
-func (c *Cluster) secondOpinion(ctx context.Context, m *Metadata, topics []string, req *kmsg.MetadataRequest) *Metadata {
+// (which did not know the topics in unknown) for the same topics,
+// concurrently, and returns the first answer that knows them all. When
+// none does, the error is ctx's, or another broker's error about a
+// requested topic (e.g. TOPIC_AUTHORIZATION_FAILED, which says more than
+// "unknown"), or an *UnknownTopicError naming a topic no broker that
+// answered knows. A broker that cannot be reached has no say.
+//
+// It does not make that broker the one asked first next time: for a topic
+// being deleted the broker that still lists it is the stale one.
+func (c *Cluster) secondOpinion(parent context.Context, m *Metadata, topics, unknown []string) (*Metadata, error) {
+	first := unknown[0]
+	ctx, cancel := context.WithTimeout(parent, anyBrokerAttempt)
+	defer cancel()
+	type answer struct {
+		m       *Metadata
+		unknown []string
+		err     error
+	}
+	answers := make(chan answer, len(m.Brokers))
+	var wg sync.WaitGroup
 	for _, b := range m.Brokers {
 		if b.ID == m.AnsweredBy {
 			continue
 		}
-		actx, cancel := context.WithTimeout(ctx, anyBrokerAttempt)
-		raw, err := c.send(actx, "Metadata", b.ID, topics, req)
-		cancel()
-		if err != nil {
-			continue
-		}
-		other, unknown, err := parseMetadata(raw.(*kmsg.MetadataResponse), b.ID)
-		if err == nil && unknown == "" {
-			c.metaMu.Lock()
-			c.lastAnswered = b.ID
-			c.metaMu.Unlock()
-			return other
+		wg.Go(func() {
+			// A request per broker: kgo sets the version on the request it sends.
+			raw, err := c.send(ctx, "Metadata", b.ID, topics, metadataRequest(topics))
+			if err != nil {
+				answers <- answer{}
+				return
+			}
+			other, unknown, err := parseMetadata(raw.(*kmsg.MetadataResponse), b.ID)
+			answers <- answer{other, unknown, err}
+		})
+	}
+	go func() { wg.Wait(); close(answers) }()
+	var found *Metadata
+	var topicErr error
+	for a := range answers {
+		switch {
+		case found != nil:
+		case a.err != nil:
+			if topicErr == nil {
+				topicErr = a.err
+			}
+		case a.m == nil: // could not be asked
+		case len(a.unknown) == 0:
+			found = a.m
+			cancel() // the others need not finish
+		default:
+			// Keep only the topics this broker does not know either.
+			unknown = slices.DeleteFunc(unknown, func(t string) bool { return !slices.Contains(a.unknown, t) })
 		}
 	}
-	return nil
+	switch {
+	case found != nil:
+		return found, nil
+	case parent.Err() != nil:
+		return nil, parent.Err()
+	case topicErr != nil:
+		return nil, topicErr
+	case len(unknown) > 0:
+		return nil, &UnknownTopicError{Topic: unknown[0]}
+	}
+	// Each topic is known to some broker, none knows them all: name the
+	// one the first broker did not know.
+	return nil, &UnknownTopicError{Topic: first}
 }
 
-// parseMetadata indexes a Metadata answer from broker by. unknown is the
-// first requested topic the broker does not know ("" if none); any other
-// topic error is an error.
-func parseMetadata(resp *kmsg.MetadataResponse, by int32) (m *Metadata, unknown string, err error) {
+func metadataRequest(topics []string) *kmsg.MetadataRequest {
+	req := kmsg.NewPtrMetadataRequest()
+	if topics != nil {
+		req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(topics))
+		for _, t := range topics {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(t)
+			req.Topics = append(req.Topics, rt)
+		}
+	}
+	return req
+}
+
+// parseMetadata indexes a Metadata answer from broker by. unknown lists
+// the requested topics the broker does not know, in the answer's order;
+// any other topic error is an error.
+func parseMetadata(resp *kmsg.MetadataResponse, by int32) (m *Metadata, unknown []string, err error) {
 	m = &Metadata{ControllerID: resp.ControllerID, Topics: make(map[string]*Topic, len(resp.Topics)), AnsweredBy: by}
 	if resp.ClusterID != nil {
 		m.ClusterID = *resp.ClusterID
@@ -193,12 +261,10 @@ func parseMetadata(resp *kmsg.MetadataResponse, by int32) (m *Metadata, unknown 
 		}
 		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
 			if t.ErrorCode == kerr.UnknownTopicOrPartition.Code {
-				if unknown == "" {
-					unknown = *t.Topic
-				}
+				unknown = append(unknown, *t.Topic)
 				continue
 			}
-			return nil, "", fmt.Errorf("metadata for topic %q from broker %d (%s): %s", *t.Topic, by, m.Addr(by), describe(err))
+			return nil, nil, fmt.Errorf("metadata for topic %q from broker %d (%s): %s", *t.Topic, by, m.Addr(by), describe(err))
 		}
 		top := &Topic{Name: *t.Topic, ID: t.TopicID, Internal: t.IsInternal}
 		for _, p := range t.Partitions {

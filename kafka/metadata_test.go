@@ -57,10 +57,24 @@ func TestMetadataAsksTheOtherBrokersBeforeCallingATopicMissing(t *testing.T) {
 	require.Len(t, m.Topics["fresh"].Partitions, 3)
 	require.GreaterOrEqual(t, len(f.sent("Metadata")), 2, "asked more than one broker")
 
-	f.forget()
-	_, err = f.cl.Metadata(ctx, []string{"fresh"})
+	// Statements that read all topics (EXPLAIN, RESET GROUP) look a named
+	// topic missing from that answer up by name, which asks the others too.
+	brokersOnly, err := f.cl.Metadata(ctx, []string{})
 	require.NoError(t, err)
-	require.Len(t, f.sent("Metadata"), 1, "the next statement starts with the broker that knew it")
+	require.Empty(t, brokersOnly.Topics)
+	with, err := f.cl.WithTopic(ctx, brokersOnly, "fresh")
+	require.NoError(t, err)
+	require.Len(t, with.Topics["fresh"].Partitions, 3)
+	require.Empty(t, brokersOnly.Topics, "the metadata passed in is not changed")
+	_, err = f.cl.WithTopic(ctx, brokersOnly, "no-such-topic")
+	require.True(t, errors.As(err, new(*UnknownTopicError)), "got %v", err)
+
+	// The broker that knew is not made the one asked first: for a topic
+	// being deleted, the broker that still lists it is the stale one.
+	f.forget()
+	m, err = f.cl.Metadata(ctx, nil)
+	require.NoError(t, err)
+	require.NotEqual(t, int32(2), m.AnsweredBy)
 
 	f.forget()
 	_, err = f.cl.Metadata(ctx, []string{"fresh", "no-such-topic"})
@@ -74,4 +88,60 @@ func TestMetadataAsksTheOtherBrokersBeforeCallingATopicMissing(t *testing.T) {
 	_, err = f.cl.Metadata(ctx, []string{"fresh"})
 	require.NoError(t, err)
 	require.Len(t, f.sent("Metadata"), 1, "a known topic costs one request")
+}
+
+// The other brokers are asked concurrently and within the statement's
+// context: a hung broker does not make a misspelt name slow by a wait per
+// broker, and a statement cancelled meanwhile says so instead of calling
+// the topic missing. Another broker's error about the topic is more than
+// "unknown" and is the one reported.
+func TestMetadataSecondOpinionFailures(t *testing.T) {
+	f := newReviewFake(t)
+	f.topic(t, "fresh", 3)
+	var hang, deny atomic.Bool
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	f.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.MetadataRequest)
+		if len(r.Topics) == 0 || f.CurrentNode() == 0 {
+			return nil, nil, false // broker 0 answers truthfully: "typo" does not exist
+		}
+		if hang.Load() {
+			f.SleepControl(func() { <-release })
+			return nil, nil, false
+		}
+		if deny.Load() && f.CurrentNode() == 2 {
+			resp := r.ResponseKind().(*kmsg.MetadataResponse)
+			for _, rt := range r.Topics {
+				st := kmsg.NewMetadataResponseTopic()
+				st.Topic = rt.Topic
+				st.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				resp.Topics = append(resp.Topics, st)
+			}
+			return resp, nil, true
+		}
+		return nil, nil, false
+	})
+	// Broker 0 answers first from now on.
+	m, err := f.cl.Metadata(context.Background(), []string{"fresh"})
+	require.NoError(t, err)
+	require.Equal(t, int32(0), m.AnsweredBy)
+
+	deny.Store(true)
+	_, err = f.cl.Metadata(context.Background(), []string{"typo"})
+	require.ErrorContains(t, err, "TOPIC_AUTHORIZATION_FAILED", "broker 2's refusal says more than broker 0's 'unknown'")
+	deny.Store(false)
+
+	hang.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = f.cl.Metadata(ctx, []string{"typo"})
+	require.ErrorIs(t, err, context.DeadlineExceeded, "a statement cut short is not 'no topic named'")
+
+	start := time.Now()
+	_, err = f.cl.Metadata(context.Background(), []string{"typo"})
+	var unknown *UnknownTopicError
+	require.True(t, errors.As(err, &unknown), "got %v", err)
+	require.Less(t, time.Since(start), anyBrokerAttempt+2*time.Second, "two hung brokers cost one wait, not one each")
 }
