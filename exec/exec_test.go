@@ -255,6 +255,25 @@ func TestShowGroupsNamesABrokerThatDidNotAnswer(t *testing.T) {
 	require.Len(t, rows, 2)
 }
 
+// A broker that has just started (or just became coordinator of more
+// groups) answers COORDINATOR_LOAD_IN_PROGRESS until its groups are
+// loaded: SHOW GROUPS asks it again shortly instead of calling the list
+// partial.
+func TestShowGroupsWaitsForABrokerLoadingItsGroups(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	groups := groupsOnEveryBroker(t, f, 1)
+	for _, g := range groups {
+		_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
+		require.NoError(t, err)
+	}
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, TopLevel: true, Err: kerr.CoordinatorLoadInProgress, Count: 2})
+	defer h.Remove()
+	rows, _ := mustRun(t, f.sess, &lang.ShowGroups{})
+	require.Len(t, rows, 3, "every broker's groups, broker 1's once it had loaded them")
+	require.Equal(t, map[int32]int{0: 1, 1: 3, 2: 1}, f.trace.count("ListGroups"), "broker 1 asked twice more")
+}
+
 func TestDescribeGroup(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)

@@ -156,7 +156,13 @@ type listedGroup struct {
 // listGroups unions ListGroups over every broker: each broker lists only the
 // groups it coordinates. Brokers that could not be asked are returned.
 func (s *Session) listGroups(ctx context.Context) ([]listedGroup, []error, error) {
-	answers, failed, err := s.cl.EveryBroker(ctx, "ListGroups", func() kmsg.Request { return kmsg.NewPtrListGroupsRequest() })
+	answers, failed, err := s.cl.EveryBroker(ctx, "ListGroups", func() kmsg.Request { return kmsg.NewPtrListGroupsRequest() },
+		func(r kmsg.Response) bool {
+			// A broker loading its groups (just started, or just made
+			// coordinator of more) has a list soon.
+			code := r.(*kmsg.ListGroupsResponse).ErrorCode
+			return code == kerr.CoordinatorLoadInProgress.Code || code == kerr.CoordinatorNotAvailable.Code
+		})
 	if err != nil {
 		return nil, nil, err
 	}

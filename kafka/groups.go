@@ -83,18 +83,16 @@ func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[st
 // coordinator broker, concurrently. Groups whose coordinator moved or is
 // loading (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 // COORDINATOR_LOAD_IN_PROGRESS) are looked up again and retried, a few
-// times with a short back-off; what still fails is returned per group.
+// times with growing pauses (0.1 s to 1.6 s, 3.1 s in all: a broker that
+// has just started loads its groups for a second or more); what still
+// fails is returned per group.
 func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr GroupRequest[R]) (map[string]R, map[string]*GroupError, error) {
 	got := make(map[string]R, len(groups))
 	failed := make(map[string]*GroupError)
 	pending := slices.Clone(groups)
-	for attempt := 0; attempt < 4 && len(pending) > 0; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-ctx.Done():
-				return got, failed, ctx.Err()
-			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
-			}
+	for attempt := 0; attempt < 6 && len(pending) > 0; attempt++ {
+		if attempt > 0 && !sleep(ctx, 100*time.Millisecond<<(attempt-1)) {
+			return got, failed, ctx.Err()
 		}
 		coords, ferr, err := c.FindCoordinators(ctx, pending)
 		if err != nil {
@@ -169,8 +167,11 @@ type BrokerAnswer struct {
 // EveryBroker sends the request to every broker in the cluster's metadata,
 // concurrently, for requests whose answer is per broker (ListGroups). A
 // broker that cannot be asked is returned as an error, so the caller can say
-// the union is partial and name it.
-func (c *Cluster) EveryBroker(ctx context.Context, api string, build func() kmsg.Request) ([]BrokerAnswer, []*BrokerError, error) {
+// the union is partial and name it. A broker whose answer again reports as
+// passing (e.g. COORDINATOR_LOAD_IN_PROGRESS while a restarted broker loads
+// its groups) is asked again after short growing pauses, a few times; its
+// last answer is returned.
+func (c *Cluster) EveryBroker(ctx context.Context, api string, build func() kmsg.Request, again func(kmsg.Response) bool) ([]BrokerAnswer, []*BrokerError, error) {
 	m, err := c.Metadata(ctx, []string{})
 	if err != nil {
 		return nil, nil, err
@@ -182,6 +183,12 @@ func (c *Cluster) EveryBroker(ctx context.Context, api string, build func() kmsg
 	for _, b := range m.Brokers {
 		wg.Go(func() {
 			resp, err := c.send(ctx, api, b.ID, nil, build())
+			for pause := everyBrokerPause; err == nil && again != nil && again(resp) && pause <= 8*everyBrokerPause; pause *= 2 {
+				if !sleep(ctx, pause) {
+					break
+				}
+				resp, err = c.send(ctx, api, b.ID, nil, build())
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -203,6 +210,23 @@ func (c *Cluster) EveryBroker(ctx context.Context, api string, build func() kmsg
 	slices.SortFunc(failed, func(a, b *BrokerError) int { return int(a.ID) - int(b.ID) })
 	return answers, failed, nil
 }
+
+// sleep pauses for d, or less if ctx ends first; it reports whether the
+// pause ran its course.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// everyBrokerPause is the first pause before a broker whose answer is
+// passing is asked again (then 2x, 4x, 8x: 1.5 s in all).
+const everyBrokerPause = 100 * time.Millisecond
 
 // Controller sends an admin request where it is accepted: Metadata's
 // controller id first (kfake and ZooKeeper-era clusters require it; KRaft
