@@ -114,13 +114,7 @@ func TestStatementsOnBothBackends(t *testing.T) {
 
 		t.Run("describe topic with 60 partitions: one request per broker per step", func(t *testing.T) {
 			wide := kafkatest.TopicName(t)
-			adm := kadm.NewClient(kafkatest.Client(t, b))
-			_, err := adm.CreateTopic(ctxT(t), 60, 3, nil, wide)
-			require.NoError(t, err)
-			require.Eventually(t, func() bool {
-				_, _, err := run(t, s, &lang.DescribeTopic{Topic: wide})
-				return err == nil
-			}, 20*time.Second, 100*time.Millisecond)
+			kafkatest.CreateTopic(t, b, wide, 60, 3, nil)
 			tr.reset()
 			rows, _ := mustRun(t, s, &lang.DescribeTopic{Topic: wide})
 			require.Len(t, rows, 60)
@@ -209,15 +203,22 @@ func TestShowClusterNamesTheQuorumLeader(t *testing.T) {
 	rt.Topic = "__cluster_metadata"
 	rt.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
 	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(ctxT(t), cl)
-	require.NoError(t, err)
-	leader := resp.Topics[0].Partitions[0].LeaderID
+	quorumLeader := func() int32 {
+		resp, err := req.RequestWith(ctxT(t), cl)
+		require.NoError(t, err)
+		return resp.Topics[0].Partitions[0].LeaderID
+	}
 	// Metadata's controller_id is a random broker under KRaft; the row must
-	// name the quorum leader every time.
+	// name the quorum leader every time (as it was just before or just
+	// after: on a loaded machine the quorum may elect another).
 	for i := 0; i < 5; i++ {
+		before := quorumLeader()
 		rows, _ := mustRun(t, s, &lang.ShowCluster{})
+		after := quorumLeader()
 		require.Equal(t, "controller", rows[3][0])
-		require.True(t, strings.HasPrefix(rows[3][1].(string), fmt.Sprintf("%d (", leader)), "row %q, quorum leader %d", rows[3][1], leader)
+		named := rows[3][1].(string)
+		require.True(t, strings.HasPrefix(named, fmt.Sprintf("%d (", before)) || strings.HasPrefix(named, fmt.Sprintf("%d (", after)),
+			"row %q, quorum leader %d then %d", named, before, after)
 		require.Equal(t, "brokers", rows[1][0])
 		require.Equal(t, "3", rows[1][1])
 	}

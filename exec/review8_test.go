@@ -146,7 +146,9 @@ func TestReview8FollowSixColumnsKeepsBacklog(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, all, _ := queryTopic(t, b)
-		ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
+		// Bounded (a FOLLOW that showed no backlog would wait for ever),
+		// with room for a loaded real cluster.
+		ctx, cancel := context.WithTimeout(ctxT(t), 15*time.Second)
 		defer cancel()
 		res, err := s.Execute(ctx, parse(t, fmt.Sprintf("SELECT partition, offset, timestamp, key, value, headers FROM %s FROM NEWEST LIMIT 3 FOLLOW", lang.QuoteName(topic))))
 		require.NoError(t, err)

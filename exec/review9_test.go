@@ -103,8 +103,9 @@ func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
 		require.NoError(t, plain.ProduceSync(ctxT(t), rec(0, 102, "after")).FirstErr())
 
 		for _, from := range []lang.StartKind{lang.FromOldest, lang.FromNewest} {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			start := time.Now()
+			// A CONSUME that waited on the open transaction would run into
+			// this deadline: res.Err() below says so.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			res, err := s.Execute(ctx, &lang.Consume{Topic: topic, From: &lang.Start{Kind: from}, Limit: i64(100)})
 			require.NoError(t, err)
 			var vals []string
@@ -119,7 +120,6 @@ func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
 			res.Close()
 			cancel()
 			require.Len(t, vals, 12, "FROM kind %d: %v", from, vals)
-			require.Less(t, time.Since(start), 5*time.Second, "FROM kind %d waited on the open transaction", from)
 		}
 		require.NoError(t, txn.EndTransaction(ctxT(t), kgo.TryCommit))
 		// Kafka writes the commit markers after EndTxn answers.

@@ -138,11 +138,18 @@ func (b *secureBed) allow(t *testing.T, principal string, topic, group string, o
 		t.Fatalf("creating ACLs: %v", err)
 	}
 	described, err := adm.DescribeACLs(ctx, kadm.NewACLs().Allow(principal).AnyResource().Operations(kadm.OpAny).ResourcePatternType(kadm.ACLPatternAny))
-	n := 0
+	// The broker that answered may not have applied the new ACLs yet, so
+	// wait for at least the ones just made.
+	n := len(ops)
+	if topic != "" && group != "" {
+		n *= 2
+	}
 	if err == nil {
+		had := 0
 		for _, d := range described {
-			n += len(d.Described)
+			had += len(d.Described)
 		}
+		n = max(n, had)
 	}
 	if err := b.r.WaitACLs(ctx, principal, n); err != nil {
 		t.Fatal(err)

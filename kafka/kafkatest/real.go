@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -746,7 +747,12 @@ func newClusterID() (string, error) {
 }
 
 // freePorts returns n distinct ports that were free on 127.0.0.1 a moment
-// ago (all held open together, so they are distinct).
+// ago (all held open together, so they are distinct). They are picked
+// below the kernel's ephemeral range, which every bind to port 0 (kfake,
+// httptest, another package's test binary running alongside) and every
+// outgoing connection draws from: a broker restarted on its old ports
+// (StartBroker) would otherwise find one taken by them meanwhile. When
+// that range leaves no room below it, the kernel picks.
 func freePorts(n int) ([]int, error) {
 	var ports []int
 	var lns []net.Listener
@@ -755,15 +761,42 @@ func freePorts(n int) ([]int, error) {
 			ln.Close()
 		}
 	}()
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	lo := ephemeralLow()
+	for tries := 0; len(ports) < n; tries++ {
+		addr := "127.0.0.1:0"
+		if lo > portFloor+1000 && tries < 100*n {
+			addr = "127.0.0.1:" + strconv.Itoa(portFloor+mrand.IntN(lo-portFloor))
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
+			if addr != "127.0.0.1:0" {
+				continue // taken: try another
+			}
 			return nil, fmt.Errorf("finding a free port on 127.0.0.1: %w", err)
 		}
 		lns = append(lns, ln)
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// portFloor is the lowest port freePorts picks (well above the ports of
+// services a developer may run).
+const portFloor = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// /proc/sys/net/ipv4/ip_local_port_range), or 0 if it cannot be read.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	lo, _ := strconv.Atoi(f[0])
+	return lo
 }
 
 // propEscape writes a value for a Java properties file: backslashes are

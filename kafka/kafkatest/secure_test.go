@@ -121,6 +121,11 @@ func TestSecureListeners(t *testing.T) {
 	if _, err := adm.CreateTopics(ctx, 1, 3, nil, mine, other); err != nil {
 		t.Fatal(err)
 	}
+	for _, topic := range []string{mine, other} {
+		if err := r.AwaitTopic(ctx, topic, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
 	acl := func(principal, topic string) {
 		b := kadm.NewACLs().Allow(principal).Topics(topic).Operations(kadm.OpDescribe).ResourcePatternType(kadm.ACLPatternLiteral)
 		res, err := adm.CreateACLs(ctx, b)
