@@ -139,7 +139,7 @@ func (s *Session) encodeLiteral(ctx context.Context, side string, lit *lang.Lite
 }
 
 func schemaRef(r *lang.SchemaRef) schema.Ref {
-	return schema.Ref{Subject: r.Subject, Version: r.Version, ID: r.ID}
+	return schema.Ref{Subject: r.Subject, Version: r.Version, ID: r.ID, Message: r.Message}
 }
 
 func upper(side string) string {

@@ -276,6 +276,30 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			require.EqualValues(t, fx.avroV1, rows[0][5])
 		})
 
+		t.Run("Protobuf PRODUCE: the one message the text fits, or the MESSAGE named, nested ones too", func(t *testing.T) {
+			ptopic, _, _ := createSpreadTopic(t, b)
+			pq := lang.QuoteName(ptopic)
+			query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 's' VALUE '{"id": 7, "to": {"city": "Lyon"}}' VALUE SCHEMA '%s'`, pq, fx.protoSubject))
+			query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 'p' VALUE '{"sku": "a", "grams": 250}' VALUE SCHEMA '%s' MESSAGE Shipment.Parcel`, pq, fx.protoSubject))
+			query(t, s, fmt.Sprintf(`PRODUCE INTO %s KEY 't' VALUE '{}' VALUE SCHEMA '%s' MESSAGE 'acme.ship.Trace'`, pq, fx.protoSubject))
+			st, err := lang.Parse(fmt.Sprintf(`PRODUCE INTO %s KEY 'x' VALUE '{}' VALUE SCHEMA '%s'`, pq, fx.protoSubject))
+			require.NoError(t, err)
+			_, err = s.Execute(ctxT(t), st)
+			require.ErrorContains(t, err, "the text fits 2 of its messages (acme.ship.Trace, acme.ship.Shipment): say which with MESSAGE acme.ship.Trace")
+			require.ErrorContains(t, err, "nothing was written")
+			rows, _, _ := query(t, s, fmt.Sprintf("SELECT key, value FROM %s ORDER BY key", pq))
+			require.Len(t, rows, 3, "the ambiguous PRODUCE wrote nothing")
+			got := map[string]string{}
+			for _, r := range rows {
+				got[string(r[0].([]byte))] = string(r[1].(result.JSON))
+			}
+			require.Equal(t, map[string]string{
+				"p": `{"sku":"a","grams":250}`,
+				"s": `{"id":7,"to":{"city":"Lyon","zip":""},"parcels":[]}`,
+				"t": `{"id":""}`,
+			}, got, "each read back as the message it was written as (index path [1 0] for Parcel)")
+		})
+
 		t.Run("KEY SCHEMA: the key is encoded, partitioned by its encoded bytes, and read back as its text; JSON Schema values", func(t *testing.T) {
 			cl, err := sr.NewClient(sr.URLs(upstream))
 			require.NoError(t, err)

@@ -43,6 +43,10 @@ type ShowSchemas struct {
 //	SCHEMA 'subject' ID n        schema id n, which should be registered under the subject
 //	SCHEMA ID n                  schema id n, whatever its subjects
 //
+// and, for a Protobuf schema, MESSAGE name after any of them: the message
+// (full name, or a name unique in the schema; nested ones too) the JSON
+// text is written as.
+//
 // The parser guarantees: Subject != "" unless HasID; Version is 0 when
 // HasID; HasID == (ID != 0).
 type SchemaRef struct {
@@ -50,6 +54,7 @@ type SchemaRef struct {
 	Version int    // 0: not written (the latest version, or the version of ID); else 1 to 2147483647
 	ID      int    // the registry's schema id, 1 to 2147483647 when HasID; else 0
 	HasID   bool   // ID n was written
+	Message string // MESSAGE name; "": not written (the one top-level message the text fits)
 }
 
 func (*ShowSubjects) statement()    {}

@@ -27,7 +27,8 @@ func formatSchema(sb *strings.Builder, s Statement) bool {
 }
 
 // schemaRefText writes a SCHEMA clause without its KEY or VALUE: SCHEMA
-// 'subject' [VERSION n | ID n], or SCHEMA ID n. Subjects are always quoted.
+// 'subject' [VERSION n | ID n], or SCHEMA ID n, then any MESSAGE name.
+// Subjects are always quoted.
 func schemaRefText(r *SchemaRef) string {
 	var sb strings.Builder
 	sb.WriteString("SCHEMA")
@@ -39,6 +40,9 @@ func schemaRefText(r *SchemaRef) string {
 	}
 	if r.HasID {
 		sb.WriteString(" ID " + strconv.Itoa(r.ID))
+	}
+	if r.Message != "" {
+		sb.WriteString(" MESSAGE " + QuoteName(r.Message))
 	}
 	return sb.String()
 }

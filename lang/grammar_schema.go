@@ -6,7 +6,8 @@ import "github.com/alecthomas/participle/v2/lexer"
 // SHOW SCHEMAS and DESCRIBE SUBJECT are alternatives of gShow and
 // gDescribe; this is PRODUCE's SCHEMA clause.
 
-// gSchema is SCHEMA ID n or SCHEMA subject, then any VERSION n and ID n.
+// gSchema is SCHEMA ID n or SCHEMA subject, then any VERSION n, ID n and
+// MESSAGE name.
 // ID is tried before the subject, so a bare id is the keyword (a subject
 // named id is quoted). VERSION right after SCHEMA is read as a subject
 // named VERSION, and the number after it is then the error; the hint
@@ -21,6 +22,7 @@ type gSchema struct {
 
 type gSchemaOpt struct {
 	Pos     lexer.Position
-	Version *gNum `parser:"  'VERSION' @@"`
-	ID      *gNum `parser:"| 'ID' @@"`
+	Version *gNum  `parser:"  'VERSION' @@"`
+	ID      *gNum  `parser:"| 'ID' @@"`
+	Message *gName `parser:"| 'MESSAGE' @@"`
 }

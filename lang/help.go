@@ -33,8 +33,9 @@ var statementHelp = []HelpEntry{
 		"SELECT key, value.total FROM orders FROM 15m AGO WHERE value.total > 100 LIMIT 20"},
 	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [KEY SCHEMA s] [VALUE SCHEMA s] [PARTITION n] [HEADER k v ...]\n" +
 		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat\n" +
-		"  s := 'subject' [VERSION n | ID n] | ID n: the KEY or VALUE is JSON text, encoded in the Confluent\n" +
-		"       wire format with that registered schema (without VERSION or ID, the subject's latest);\n" +
+		"  s := ('subject' [VERSION n | ID n] | ID n) [MESSAGE name]: the KEY or VALUE is JSON text, encoded\n" +
+		"       in the Confluent wire format with that registered schema (without VERSION or ID, the\n" +
+		"       subject's latest); MESSAGE: the Protobuf message to write, when the text fits several;\n" +
 		"       needs a schema registry. For example:\n" +
 		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},

@@ -65,6 +65,17 @@ func (ps *parseState) schemaRef(g *gSchema) (*SchemaRef, *Error) {
 		r.Subject = name
 	}
 	for _, o := range g.Opts {
+		if o.Message != nil {
+			if e := ps.once(seen, "MESSAGE", "MESSAGE", o.Pos); e != nil {
+				return nil, e
+			}
+			name, e := ps.name(o.Message, "message")
+			if e != nil {
+				return nil, e
+			}
+			r.Message = name
+			continue
+		}
 		if o.Version != nil {
 			if e := ps.once(seen, "VERSION", "VERSION", o.Pos); e != nil {
 				return nil, e

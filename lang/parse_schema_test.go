@@ -56,6 +56,10 @@ var schemaParseCases = []struct {
 		Headers:     []Header{{"h", Literal{Bytes: []byte("v")}}},
 		KeySchema:   &SchemaRef{Subject: "payments-key"},
 		ValueSchema: &SchemaRef{Subject: "com.acme.Payment"}}},
+	{`PRODUCE shipments VALUE '{}' VALUE SCHEMA 'shipments-value' VERSION 3 MESSAGE com.acme.Shipment.Leg`, &Produce{
+		Topic: "shipments", Value: lit("{}"), ValueSchema: &SchemaRef{Subject: "shipments-value", Version: 3, Message: "com.acme.Shipment.Leg"}}},
+	{`PRODUCE shipments VALUE '{}' VALUE SCHEMA ID 4 message 'Leg'`, &Produce{
+		Topic: "shipments", Value: lit("{}"), ValueSchema: &SchemaRef{ID: 4, HasID: true, Message: "Leg"}}},
 	{`PRODUCE payments KEY '1' KEY SCHEMA ID 1 VALUE NULL`, &Produce{
 		Topic: "payments", Key: lit("1"), Value: nullLit, KeySchema: &SchemaRef{ID: 1, HasID: true}}},
 
@@ -92,6 +96,8 @@ func TestFormatSchemaCanonical(t *testing.T) {
 		{"show schemas for topic from", `SHOW SCHEMAS FOR TOPIC "from"`},
 		{"produce p value schema s value '{}' key schema id 3 key '1'", "PRODUCE INTO p KEY '1' VALUE '{}' KEY SCHEMA ID 3 VALUE SCHEMA 's'"},
 		{"produce p payload '{}' payload schema 's' id 9", "PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' ID 9"},
+		{"produce p value '{}' value schema s message 'com.acme.Order' version 2", "PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' VERSION 2 MESSAGE com.acme.Order"},
+		{"produce p value '{}' value schema s message 'from'", `PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' MESSAGE "from"`},
 	}
 	for _, tc := range cases {
 		st, err := Parse(tc.src)
@@ -126,6 +132,8 @@ func TestParseSchemaErrors(t *testing.T) {
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA ID 2 VERSION 1", "1:40: SCHEMA takes VERSION or ID, not both", "the other is at 1:35"},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA 's' VERSION 1 VERSION 2", "1:49: VERSION given twice", "the first VERSION is at 1:39"},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA ID 1 ID 2", "1:40: ID given twice", "the first ID is at 1:35"},
+		{"PRODUCE t VALUE '{}' VALUE SCHEMA 's' MESSAGE a MESSAGE b", "1:49: MESSAGE given twice", "the first MESSAGE is at 1:39"},
+		{"PRODUCE t VALUE '{}' VALUE SCHEMA 's' MESSAGE ''", "1:47: a message name cannot be empty", ""},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA 'a' VALUE SCHEMA 'b'", "1:39: VALUE SCHEMA given twice", "the first VALUE SCHEMA is at 1:22"},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA 'a' PAYLOAD SCHEMA 'b'", "1:39: VALUE SCHEMA given twice", "PAYLOAD SCHEMA is another spelling of VALUE SCHEMA"},
 		{"PRODUCE t VALUE '{}' KEY SCHEMA 't-key'", "1:22: KEY SCHEMA without a KEY: there is no key to encode", `KEY '"k1"' KEY SCHEMA 't-key'`},

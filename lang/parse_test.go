@@ -339,7 +339,7 @@ func TestExpectedLists(t *testing.T) {
 		{"CONSUME t x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "end of statement"}},
 		{"PRODUCE t VALUE", []string{"SCHEMA", "a string", "x'hex'", "NULL"}},
 		{"PRODUCE t VALUE SCHEMA", []string{"ID", "a subject name"}},
-		{"PRODUCE t VALUE 'v' VALUE SCHEMA 's' x", []string{"KEY", "VALUE", "VERSION", "ID", "PARTITION", "HEADER", "end of statement"}},
+		{"PRODUCE t VALUE 'v' VALUE SCHEMA 's' x", []string{"KEY", "VALUE", "VERSION", "ID", "MESSAGE", "PARTITION", "HEADER", "end of statement"}},
 		{"DESCRIBE SUBJECT", []string{"a subject name"}},
 		{"DESCRIBE SUBJECT s x", []string{"VERSION", "WHERE", "ORDER BY", "LIMIT", "end of statement"}},
 		{"SHOW SCHEMAS", []string{"FOR"}},

@@ -127,12 +127,32 @@ func (c *protoCodec) appendJSON(dst, payload []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// encode writes JSON text (the proto3 JSON mapping) as the first top-level
+// encode writes JSON text (the proto3 JSON mapping) as the one top-level
 // message of the file the text fits (every field known, every value of its
 // field's type): a .proto often declares helper messages before the one a
-// topic carries. The index path in the header names the message chosen.
+// topic carries. Text that fits several (an empty object fits any) is an
+// error asking for MESSAGE: writing the wrong one would go unnoticed until
+// a consumer read it. The index path in the header names the message.
 func (c *protoCodec) encode(dst []byte, text []byte) ([]byte, error) {
+	return c.encodeAs(dst, text, "")
+}
+
+// encodeAs is encode with the message named (MESSAGE name): a full name, or
+// a name unique in the schema's messages, nested ones included.
+func (c *protoCodec) encodeAs(dst []byte, text []byte, name string) ([]byte, error) {
+	if name != "" {
+		md, err := c.messageNamed(name)
+		if err != nil {
+			return nil, err
+		}
+		m := dynamicpb.NewMessage(md)
+		if err := protojson.Unmarshal(text, m); err != nil {
+			return nil, fmt.Errorf("does not fit %s: %s", md.FullName(), strings.TrimPrefix(err.Error(), "proto: "))
+		}
+		return c.appendMessage(dst, md, m)
+	}
 	msgs := c.file.Messages()
+	var fits []*dynamicpb.Message
 	var firstErr error
 	for i := 0; i < msgs.Len(); i++ {
 		md := msgs.Get(i)
@@ -143,20 +163,101 @@ func (c *protoCodec) encode(dst []byte, text []byte) ([]byte, error) {
 			}
 			continue
 		}
-		// The index only (the caller writes the magic byte and id),
-		// appended to dst as the codec interface says: this wrote over
-		// dst[:0] and dropped what dst held.
-		var h sr.ConfluentHeader
-		header, _ := h.AppendEncode(nil, 0, []int{i})
-		dst = append(dst, header[5:]...)
-		b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", md.FullName(), err)
-		}
-		return b, nil
+		fits = append(fits, m)
 	}
-	if msgs.Len() > 1 {
-		return nil, fmt.Errorf("%w (nor any other of its %d messages)", firstErr, msgs.Len())
+	switch {
+	case len(fits) == 1:
+		return c.appendMessage(dst, fits[0].Descriptor(), fits[0])
+	case len(fits) > 1:
+		names := make([]string, len(fits))
+		for i, m := range fits {
+			names[i] = string(m.Descriptor().FullName())
+		}
+		return nil, fmt.Errorf("the text fits %d of its messages (%s): say which with MESSAGE %s", len(fits), strings.Join(names, ", "), names[0])
+	case msgs.Len() > 1:
+		return nil, fmt.Errorf("%w (nor any other of its %d top-level messages; MESSAGE names a nested one)", firstErr, msgs.Len())
 	}
 	return nil, firstErr
+}
+
+// appendMessage appends m (of descriptor md) after its message-index path:
+// the bytes after the magic byte and id.
+func (c *protoCodec) appendMessage(dst []byte, md protoreflect.MessageDescriptor, m *dynamicpb.Message) ([]byte, error) {
+	var h sr.ConfluentHeader
+	header, _ := h.AppendEncode(nil, 0, indexOf(md))
+	dst = append(dst, header[5:]...)
+	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", md.FullName(), err)
+	}
+	return b, nil
+}
+
+// indexOf is md's message-index path, counted as message does: the
+// messages declared at each level, not map entries.
+func indexOf(md protoreflect.MessageDescriptor) []int {
+	var path []int
+	for {
+		var siblings protoreflect.MessageDescriptors
+		parent, nested := md.Parent().(protoreflect.MessageDescriptor)
+		if nested {
+			siblings = parent.Messages()
+		} else {
+			siblings = md.ParentFile().Messages()
+		}
+		i := 0
+		for j := 0; j < siblings.Len() && siblings.Get(j).FullName() != md.FullName(); j++ {
+			if !siblings.Get(j).IsMapEntry() {
+				i++
+			}
+		}
+		path = append([]int{i}, path...)
+		if !nested {
+			return path
+		}
+		md = parent
+	}
+}
+
+// messageNamed finds the message a MESSAGE clause names: its full name, or
+// the one message whose full name ends in "."+name.
+func (c *protoCodec) messageNamed(name string) (protoreflect.MessageDescriptor, error) {
+	var all []protoreflect.MessageDescriptor
+	var walk func(protoreflect.MessageDescriptors)
+	walk = func(ms protoreflect.MessageDescriptors) {
+		for i := 0; i < ms.Len(); i++ {
+			if m := ms.Get(i); !m.IsMapEntry() {
+				all = append(all, m)
+				walk(m.Messages())
+			}
+		}
+	}
+	walk(c.file.Messages())
+	var matches []protoreflect.MessageDescriptor
+	for _, m := range all {
+		full := string(m.FullName())
+		if full == name {
+			return m, nil
+		}
+		if strings.HasSuffix(full, "."+name) {
+			matches = append(matches, m)
+		}
+	}
+	names := func(ms []protoreflect.MessageDescriptor) string {
+		out := make([]string, 0, len(ms))
+		for _, m := range ms {
+			out = append(out, string(m.FullName()))
+		}
+		if len(out) > 12 {
+			out = append(out[:12], fmt.Sprintf("and %d more", len(out)-12))
+		}
+		return strings.Join(out, ", ")
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		return nil, fmt.Errorf("MESSAGE %s: the schema has no such message; its messages are %s", name, names(all))
+	}
+	return nil, fmt.Errorf("MESSAGE %s matches %s: write the full name", name, names(matches))
 }

@@ -196,9 +196,60 @@ func TestProtobufEncode(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "shop.Helper")
 	require.Contains(t, err.Error(), "id")
-	require.Contains(t, err.Error(), "nor any other of its 2 messages")
+	require.Contains(t, err.Error(), "nor any other of its 2 top-level messages; MESSAGE names a nested one")
 	_, err = reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{"note":5}`))
 	require.ErrorContains(t, err, "note")
+}
+
+// Text that fits more than one message (an empty object fits any) is not
+// written as whichever comes first: kql asks which, and MESSAGE says. A
+// MESSAGE may name a nested message, whose index path counts declared
+// messages only (Order's map field makes an entry message protoreflect
+// lists before Line).
+func TestProtobufEncodeMessage(t *testing.T) {
+	f, id := shopRegistry(t)
+	reg := f.open(t)
+	fd := shopDescriptors(t)
+	ctx := t.Context()
+
+	_, err := reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{}`))
+	require.ErrorContains(t, err, "the text fits 2 of its messages (shop.Helper, shop.Order): say which with MESSAGE shop.Helper")
+
+	for _, name := range []string{"shop.Order", "Order"} {
+		enc, err := reg.Encode(ctx, Ref{Subject: "orders-value", Message: name}, []byte(`{}`))
+		require.NoError(t, err, name)
+		require.Equal(t, id, enc.ID)
+		var h sr.ConfluentHeader
+		index, _, err := h.DecodeIndex(enc.Bytes[5:], 8)
+		require.NoError(t, err)
+		require.Equal(t, []int{1}, index, name)
+	}
+
+	for _, name := range []string{"shop.Order.Line", "Order.Line", "Line"} {
+		enc, err := reg.Encode(ctx, Ref{Subject: "orders-value", Message: name}, []byte(`{"sku":"a","qty":2}`))
+		require.NoError(t, err, name)
+		var h sr.ConfluentHeader
+		index, body, err := h.DecodeIndex(enc.Bytes[5:], 8)
+		require.NoError(t, err)
+		require.Equal(t, []int{1, 0}, index, "%s: Line is Order's first declared nested message", name)
+		lm := dynamicpb.NewMessage(fd.Messages().ByName("Order").Messages().ByName("Line"))
+		require.NoError(t, proto.Unmarshal(body, lm))
+		require.Equal(t, uint64(2), lm.Get(lm.Descriptor().Fields().ByName("qty")).Uint())
+		out, _, _, err := reg.NewDecoder(ctx).Decode(nil, enc.Bytes)
+		require.NoError(t, err)
+		requireSameJSON(t, []byte(`{"sku":"a","qty":2}`), out)
+	}
+
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "Line"}, []byte(`{"note":"x"}`))
+	require.ErrorContains(t, err, "does not fit shop.Order.Line")
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "Invoice"}, []byte(`{}`))
+	require.ErrorContains(t, err, "MESSAGE Invoice: the schema has no such message; its messages are shop.Helper, shop.Order, shop.Order.Line")
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "CountsEntry"}, []byte(`{}`))
+	require.ErrorContains(t, err, "no such message", "a map's entry is not a message one writes")
+
+	avro := f.register(t, "plain-value", sr.Schema{Type: sr.TypeAvro, Schema: `"string"`})
+	_, err = reg.Encode(ctx, Ref{ID: avro, Message: "Order"}, []byte(`"x"`))
+	require.ErrorContains(t, err, "is AVRO, and MESSAGE names a Protobuf message: leave MESSAGE out")
 }
 
 // The Protobuf codec is shared by every Decoder of a Registry: decoding

@@ -14,11 +14,13 @@ import (
 )
 
 // Ref names the schema a PRODUCE writes with: a subject's latest version
-// (Version 0), one version, or a schema id (ID > 0, Subject optional).
+// (Version 0), one version, or a schema id (ID > 0, Subject optional);
+// Message, for a Protobuf schema, the message written.
 type Ref struct {
 	Subject string
 	Version int
 	ID      int
+	Message string
 }
 
 func (r Ref) String() string {
@@ -91,8 +93,17 @@ func (r *Registry) Encode(ctx context.Context, ref Ref, text []byte) (Encoded, e
 		}
 		return out, fmt.Errorf("schema id %d: %w", id, err)
 	}
-	body, err := c.encode(nil, text)
-	if err != nil && !json.Valid(text) && !meantAsJSON(text) {
+	var body []byte
+	if ref.Message != "" {
+		pc, ok := c.(*protoCodec)
+		if !ok {
+			return out, fmt.Errorf("%s is %s, and MESSAGE names a Protobuf message: leave MESSAGE out", ref, typeName(c.kind()))
+		}
+		body, err = pc.encodeAs(nil, text, ref.Message)
+	} else {
+		body, err = c.encode(nil, text)
+	}
+	if err != nil && ref.Message == "" && !json.Valid(text) && !meantAsJSON(text) {
 		// A string schema (the usual key schema) also takes bare text that
 		// is not JSON, as reading shows it: KEY 'cust-7' as well as
 		// KEY '"cust-7"'. (Text that is JSON is only ever read as JSON.)
