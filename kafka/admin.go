@@ -71,13 +71,31 @@ type ConfigEntry struct {
 // sendConfig routes a config request: a broker's own configs to that
 // broker, everything else to any broker (KRaft brokers forward alters to
 // the controller, KIP-590). It returns the id of the broker that answered.
-func (c *Cluster) sendConfig(ctx context.Context, api string, r ConfigResource, req kmsg.Request) (kmsg.Response, int32, error) {
+//
+// A topic's configs come from any broker; one that does not know the topic
+// yet (created a moment ago: brokers learn of it one after the other)
+// answers UNKNOWN_TOPIC_OR_PARTITION, so before that answer stands the
+// topic is looked up as Metadata does (asking the other brokers), and the
+// request goes again to a broker that knows it.
+func (c *Cluster) sendConfig(ctx context.Context, api string, r ConfigResource, build func() kmsg.Request, unknownTopic func(kmsg.Response) bool) (kmsg.Response, int32, error) {
 	items := []string{r.item()}
 	if r.Kind == BrokerResource {
-		resp, err := c.ToBroker(ctx, api, r.Broker, items, req)
+		resp, err := c.ToBroker(ctx, api, r.Broker, items, build())
 		return resp, r.Broker, err
 	}
-	return c.AnyBroker(ctx, api, items, req)
+	resp, by, err := c.AnyBroker(ctx, api, items, build())
+	if err != nil || r.Kind != TopicResource || !unknownTopic(resp) {
+		return resp, by, err
+	}
+	m, merr := c.Metadata(ctx, []string{r.Topic})
+	if merr != nil {
+		return resp, by, nil // the first answer stands
+	}
+	again, err := c.send(ctx, api, m.AnsweredBy, items, build())
+	if err != nil {
+		return nil, m.AnsweredBy, err
+	}
+	return again, m.AnsweredBy, nil
 }
 
 // ConfigError is a broker's refusal of a config request for one resource.
@@ -106,11 +124,17 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 // DescribeConfigs reads every config of r, with its source and flags.
 func (c *Cluster) DescribeConfigs(ctx context.Context, r ConfigResource) ([]ConfigEntry, error) {
 	const api = "DescribeConfigs"
-	req := kmsg.NewPtrDescribeConfigsRequest()
-	rr := kmsg.NewDescribeConfigsRequestResource()
-	rr.ResourceType, rr.ResourceName = r.wire()
-	req.Resources = append(req.Resources, rr)
-	raw, by, err := c.sendConfig(ctx, api, r, req)
+	build := func() kmsg.Request {
+		req := kmsg.NewPtrDescribeConfigsRequest()
+		rr := kmsg.NewDescribeConfigsRequestResource()
+		rr.ResourceType, rr.ResourceName = r.wire()
+		req.Resources = append(req.Resources, rr)
+		return req
+	}
+	raw, by, err := c.sendConfig(ctx, api, r, build, func(resp kmsg.Response) bool {
+		rs := resp.(*kmsg.DescribeConfigsResponse).Resources
+		return len(rs) == 1 && rs[0].ErrorCode == kerr.UnknownTopicOrPartition.Code
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -144,21 +168,29 @@ type AlterOp struct {
 // silently drops every config not named, so kql never sends it).
 func (c *Cluster) AlterConfigs(ctx context.Context, r ConfigResource, ops []AlterOp) error {
 	const api = "IncrementalAlterConfigs"
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	rr := kmsg.NewIncrementalAlterConfigsRequestResource()
-	rr.ResourceType, rr.ResourceName = r.wire()
-	for _, op := range ops {
-		rc := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		rc.Name = op.Name
-		rc.Value = op.Value
-		rc.Op = kmsg.IncrementalAlterConfigOpSet
-		if op.Value == nil {
-			rc.Op = kmsg.IncrementalAlterConfigOpDelete
+	build := func() kmsg.Request {
+		req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		rr := kmsg.NewIncrementalAlterConfigsRequestResource()
+		rr.ResourceType, rr.ResourceName = r.wire()
+		for _, op := range ops {
+			rc := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+			rc.Name = op.Name
+			rc.Value = op.Value
+			rc.Op = kmsg.IncrementalAlterConfigOpSet
+			if op.Value == nil {
+				rc.Op = kmsg.IncrementalAlterConfigOpDelete
+			}
+			rr.Configs = append(rr.Configs, rc)
 		}
-		rr.Configs = append(rr.Configs, rc)
+		req.Resources = append(req.Resources, rr)
+		return req
 	}
-	req.Resources = append(req.Resources, rr)
-	raw, by, err := c.sendConfig(ctx, api, r, req)
+	// Setting a config again to the same value is harmless, so the request
+	// may go twice (sendConfig).
+	raw, by, err := c.sendConfig(ctx, api, r, build, func(resp kmsg.Response) bool {
+		rs := resp.(*kmsg.IncrementalAlterConfigsResponse).Resources
+		return len(rs) == 1 && rs[0].ErrorCode == kerr.UnknownTopicOrPartition.Code
+	})
 	if err != nil {
 		return err
 	}

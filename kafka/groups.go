@@ -84,8 +84,9 @@ func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[st
 // loading (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
 // COORDINATOR_LOAD_IN_PROGRESS) are looked up again and retried, a few
 // times with growing pauses (0.1 s to 1.6 s, 3.1 s in all: a broker that
-// has just started loads its groups for a second or more); what still
-// fails is returned per group.
+// has just started loads its groups for a second or more; a coordinator
+// that cannot be reached, three times within 0.7 s); what still fails is
+// returned per group.
 func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr GroupRequest[R]) (map[string]R, map[string]*GroupError, error) {
 	got := make(map[string]R, len(groups))
 	failed := make(map[string]*GroupError)
@@ -146,7 +147,12 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 		}
 		pending = pending[:0]
 		for g, ge := range failed {
-			if retriable(ge.Err) {
+			// A coordinator that cannot be reached is tried again only
+			// within 0.7 s: the longer pauses are for one that is
+			// loading or moving, and a dead or hung broker would make
+			// every attempt wait out its timeout.
+			var be *BrokerError
+			if retriable(ge.Err) && (attempt < 3 || !errors.As(ge.Err, &be)) {
 				pending = append(pending, g)
 			}
 		}

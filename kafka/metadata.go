@@ -115,7 +115,7 @@ func (c *Cluster) Metadata(ctx context.Context, topics []string) (*Metadata, err
 	if err != nil {
 		return nil, err
 	}
-	if len(unknown) > 0 {
+	if len(unknown) > 0 && len(topics) > 0 {
 		if m, err = c.secondOpinion(ctx, m, topics, unknown); err != nil {
 			return nil, err
 		}

@@ -145,3 +145,81 @@ func TestMetadataSecondOpinionFailures(t *testing.T) {
 	require.True(t, errors.As(err, &unknown), "got %v", err)
 	require.Less(t, time.Since(start), anyBrokerAttempt+2*time.Second, "two hung brokers cost one wait, not one each")
 }
+
+// A topic's configs come from any broker, and one that has not learned of
+// a topic created a moment ago says it does not exist: SHOW CONFIGS and
+// ALTER CONFIGS look the topic up as Metadata does and ask a broker that
+// knows it.
+func TestTopicConfigsAskABrokerThatKnowsTheTopic(t *testing.T) {
+	f := newReviewFake(t)
+	f.topic(t, "fresh", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	lagging := func() bool { return f.CurrentNode() != 2 }
+	f.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.MetadataRequest)
+		if !lagging() || len(r.Topics) == 0 {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.MetadataResponse)
+		for i, addr := range f.ListenAddrs() {
+			host, port, _ := net.SplitHostPort(addr)
+			p, _ := strconv.Atoi(port)
+			b := kmsg.NewMetadataResponseBroker()
+			b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
+			resp.Brokers = append(resp.Brokers, b)
+		}
+		for _, rt := range r.Topics {
+			st := kmsg.NewMetadataResponseTopic()
+			st.Topic, st.ErrorCode = rt.Topic, kerr.UnknownTopicOrPartition.Code
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	f.ControlKey(int16(kmsg.DescribeConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if !lagging() {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.DescribeConfigsRequest)
+		resp := r.ResponseKind().(*kmsg.DescribeConfigsResponse)
+		for _, rr := range r.Resources {
+			sr := kmsg.NewDescribeConfigsResponseResource()
+			sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, kerr.UnknownTopicOrPartition.Code
+			resp.Resources = append(resp.Resources, sr)
+		}
+		return resp, nil, true
+	})
+	f.ControlKey(int16(kmsg.IncrementalAlterConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if !lagging() {
+			return nil, nil, false
+		}
+		r := req.(*kmsg.IncrementalAlterConfigsRequest)
+		resp := r.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+		for _, rr := range r.Resources {
+			sr := kmsg.NewIncrementalAlterConfigsResponseResource()
+			sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, kerr.UnknownTopicOrPartition.Code
+			resp.Resources = append(resp.Resources, sr)
+		}
+		return resp, nil, true
+	})
+
+	res := ConfigResource{Kind: TopicResource, Topic: "fresh"}
+	require.NoError(t, f.cl.AlterConfigs(ctx, res, []AlterOp{{Name: "retention.ms", Value: kmsg.StringPtr("5000")}}))
+	entries, err := f.cl.DescribeConfigs(ctx, res)
+	require.NoError(t, err)
+	found := false
+	for _, e := range entries {
+		if e.Name == "retention.ms" {
+			found = true
+			require.Equal(t, "5000", *e.Value)
+		}
+	}
+	require.True(t, found, "retention.ms read back from the broker that knows the topic")
+
+	_, err = f.cl.DescribeConfigs(ctx, ConfigResource{Kind: TopicResource, Topic: "no-such-topic"})
+	var unknown *UnknownTopicError
+	require.True(t, errors.As(err, &unknown), "got %v", err)
+}
