@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -95,6 +96,7 @@ func (r *Real) AwaitTopic(ctx context.Context, topic string, n int) error {
 
 func (r *Real) awaitTopic(ctx context.Context, topic string, n int, led func(partition, leader int32) bool) error {
 	return r.poll(ctx, "waiting for "+topic+" to be led everywhere", func() string {
+		leads := map[*node][]int32{} // each leader's partitions, as the leader itself sees them
 		for _, v := range r.views(ctx, true) {
 			if v.err != nil {
 				return v.err.Error()
@@ -109,12 +111,56 @@ func (r *Real) awaitTopic(ctx context.Context, topic string, n int, led func(par
 					if !led(p.Partition, p.Leader) {
 						return fmt.Sprintf("broker %d: %s/%d led by %d", v.node.id, topic, p.Partition, p.Leader)
 					}
+					if p.Leader == v.node.id {
+						leads[v.node] = append(leads[v.node], p.Partition)
+					}
 				}
 			}
 			if !found {
 				return fmt.Sprintf("broker %d does not list %s with %d partitions yet", v.node.id, topic, n)
 			}
 		}
+		// A broker's metadata can name it leader a moment before it acts
+		// as one (NOT_LEADER_OR_FOLLOWER): ask each leader itself.
+		for nd, parts := range leads {
+			if problem := answersAsLeader(ctx, nd, topic, parts); problem != "" {
+				return problem
+			}
+		}
 		return ""
 	})
+}
+
+// answersAsLeader asks node for the end offsets of topic's parts, pinned to
+// it, and says what is wrong if it does not answer for each as leader.
+func answersAsLeader(ctx context.Context, nd *node, topic string, parts []int32) string {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(nd.addr()), kgo.DialTimeout(2*time.Second))
+	if err != nil {
+		return err.Error()
+	}
+	defer cl.Close()
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = -1
+	rt := kmsg.NewListOffsetsRequestTopic()
+	rt.Topic = topic
+	for _, p := range parts {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp = p, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
+	if err != nil {
+		return fmt.Sprintf("broker %d: ListOffsets: %v", nd.id, err)
+	}
+	for _, t := range resp.(*kmsg.ListOffsetsResponse).Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Sprintf("broker %d: %s/%d: %v", nd.id, topic, p.Partition, err)
+			}
+		}
+	}
+	return ""
 }
