@@ -322,6 +322,8 @@ func nameLabel(prev string) string {
 		return "a header key"
 	case "SUBJECT", "SCHEMA":
 		return "a subject name"
+	case "MESSAGE":
+		return "a message name"
 	case "(", ",":
 		return "a config name"
 	}

@@ -35,7 +35,8 @@ var statementHelp = []HelpEntry{
 		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat\n" +
 		"  s := ('subject' [VERSION n | ID n] | ID n) [MESSAGE name]: the KEY or VALUE is JSON text, encoded\n" +
 		"       in the Confluent wire format with that registered schema (without VERSION or ID, the\n" +
-		"       subject's latest); MESSAGE: the Protobuf message to write, when the text fits several;\n" +
+		"       subject's latest); MESSAGE: the Protobuf message to write (a nested one, or one of several\n" +
+		"       the text fits);\n" +
 		"       needs a schema registry. For example:\n" +
 		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},

@@ -181,6 +181,17 @@ func TestParseSchemaErrors(t *testing.T) {
 	}
 }
 
+// After MESSAGE the parser expects a message name, and says so.
+func TestMessageExpectsAMessageName(t *testing.T) {
+	for _, src := range []string{"PRODUCE t VALUE '{}' VALUE SCHEMA 's' MESSAGE", "PRODUCE t VALUE '{}' VALUE SCHEMA 's' MESSAGE 9"} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) || !reflect.DeepEqual(e.Expected, []string{"a message name"}) {
+			t.Errorf("Parse(%q): want a syntax error expecting a message name, got %#v", src, err)
+		}
+	}
+}
+
 func TestSchemaMetaColumns(t *testing.T) {
 	for src, want := range map[string]string{
 		"SHOW SUBJECTS":                         "subject type latest_version latest_id compatibility",

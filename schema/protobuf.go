@@ -147,7 +147,7 @@ func (c *protoCodec) encodeAs(dst []byte, text []byte, name string) ([]byte, err
 		}
 		m := dynamicpb.NewMessage(md)
 		if err := protojson.Unmarshal(text, m); err != nil {
-			return nil, fmt.Errorf("does not fit %s: %s", md.FullName(), strings.TrimPrefix(err.Error(), "proto: "))
+			return nil, fmt.Errorf("does not fit %s: %s", md.FullName(), protoErrText(err))
 		}
 		return c.appendMessage(dst, md, m)
 	}
@@ -159,7 +159,7 @@ func (c *protoCodec) encodeAs(dst []byte, text []byte, name string) ([]byte, err
 		m := dynamicpb.NewMessage(md)
 		if err := protojson.Unmarshal(text, m); err != nil {
 			if firstErr == nil {
-				firstErr = fmt.Errorf("does not fit %s: %s", md.FullName(), strings.TrimPrefix(err.Error(), "proto: "))
+				firstErr = fmt.Errorf("does not fit %s: %s", md.FullName(), protoErrText(err))
 			}
 			continue
 		}
@@ -173,9 +173,9 @@ func (c *protoCodec) encodeAs(dst []byte, text []byte, name string) ([]byte, err
 		for i, m := range fits {
 			names[i] = string(m.Descriptor().FullName())
 		}
-		return nil, fmt.Errorf("the text fits %d of its messages (%s): say which with MESSAGE %s", len(fits), strings.Join(names, ", "), names[0])
+		return nil, fmt.Errorf("the text fits %d of its messages (%s): say which with MESSAGE and one of these names", len(fits), strings.Join(names, ", "))
 	case msgs.Len() > 1:
-		return nil, fmt.Errorf("%w (nor any other of its %d top-level messages; MESSAGE names a nested one)", firstErr, msgs.Len())
+		return nil, fmt.Errorf("%w (nor any other of its %d top-level messages; to write a nested message, name it with MESSAGE)", firstErr, msgs.Len())
 	}
 	return nil, firstErr
 }
@@ -191,6 +191,17 @@ func (c *protoCodec) appendMessage(dst []byte, md protoreflect.MessageDescriptor
 		return nil, fmt.Errorf("%s: %w", md.FullName(), err)
 	}
 	return b, nil
+}
+
+// protoErrText is a protobuf error without its "proto:" prefix, which
+// protobuf-go writes with a space or, on purpose to discourage matching, a
+// non-breaking space.
+func protoErrText(err error) string {
+	t := err.Error()
+	if rest, ok := strings.CutPrefix(t, "proto:"); ok {
+		return strings.TrimLeft(rest, " \u00a0")
+	}
+	return t
 }
 
 // indexOf is md's message-index path, counted as message does: the
@@ -221,7 +232,11 @@ func indexOf(md protoreflect.MessageDescriptor) []int {
 
 // messageNamed finds the message a MESSAGE clause names: its full name, or
 // the one message whose full name ends in "."+name.
+//
+// A leading dot (".pkg.Msg", as descriptors and protoc print type names)
+// makes the name a full name.
 func (c *protoCodec) messageNamed(name string) (protoreflect.MessageDescriptor, error) {
+	full, exact := strings.CutPrefix(name, ".")
 	var all []protoreflect.MessageDescriptor
 	var walk func(protoreflect.MessageDescriptors)
 	walk = func(ms protoreflect.MessageDescriptors) {
@@ -235,11 +250,11 @@ func (c *protoCodec) messageNamed(name string) (protoreflect.MessageDescriptor, 
 	walk(c.file.Messages())
 	var matches []protoreflect.MessageDescriptor
 	for _, m := range all {
-		full := string(m.FullName())
-		if full == name {
+		fn := string(m.FullName())
+		if fn == full {
 			return m, nil
 		}
-		if strings.HasSuffix(full, "."+name) {
+		if !exact && strings.HasSuffix(fn, "."+name) {
 			matches = append(matches, m)
 		}
 	}
@@ -257,7 +272,7 @@ func (c *protoCodec) messageNamed(name string) (protoreflect.MessageDescriptor, 
 	case 1:
 		return matches[0], nil
 	case 0:
-		return nil, fmt.Errorf("MESSAGE %s: the schema has no such message; its messages are %s", name, names(all))
+		return nil, fmt.Errorf("MESSAGE %s: the schema has no such message (messages of files it imports are written with their own subject's schema); its messages are %s", name, names(all))
 	}
 	return nil, fmt.Errorf("MESSAGE %s matches %s: write the full name", name, names(matches))
 }

@@ -196,7 +196,7 @@ func TestProtobufEncode(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "shop.Helper")
 	require.Contains(t, err.Error(), "id")
-	require.Contains(t, err.Error(), "nor any other of its 2 top-level messages; MESSAGE names a nested one")
+	require.Contains(t, err.Error(), "nor any other of its 2 top-level messages; to write a nested message, name it with MESSAGE")
 	_, err = reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{"note":5}`))
 	require.ErrorContains(t, err, "note")
 }
@@ -213,7 +213,7 @@ func TestProtobufEncodeMessage(t *testing.T) {
 	ctx := t.Context()
 
 	_, err := reg.Encode(ctx, Ref{Subject: "orders-value"}, []byte(`{}`))
-	require.ErrorContains(t, err, "the text fits 2 of its messages (shop.Helper, shop.Order): say which with MESSAGE shop.Helper")
+	require.ErrorContains(t, err, "the text fits 2 of its messages (shop.Helper, shop.Order): say which with MESSAGE and one of these names")
 
 	for _, name := range []string{"shop.Order", "Order"} {
 		enc, err := reg.Encode(ctx, Ref{Subject: "orders-value", Message: name}, []byte(`{}`))
@@ -225,7 +225,7 @@ func TestProtobufEncodeMessage(t *testing.T) {
 		require.Equal(t, []int{1}, index, name)
 	}
 
-	for _, name := range []string{"shop.Order.Line", "Order.Line", "Line"} {
+	for _, name := range []string{"shop.Order.Line", ".shop.Order.Line", "Order.Line", "Line"} {
 		enc, err := reg.Encode(ctx, Ref{Subject: "orders-value", Message: name}, []byte(`{"sku":"a","qty":2}`))
 		require.NoError(t, err, name)
 		var h sr.ConfluentHeader
@@ -243,7 +243,11 @@ func TestProtobufEncodeMessage(t *testing.T) {
 	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "Line"}, []byte(`{"note":"x"}`))
 	require.ErrorContains(t, err, "does not fit shop.Order.Line")
 	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "Invoice"}, []byte(`{}`))
-	require.ErrorContains(t, err, "MESSAGE Invoice: the schema has no such message; its messages are shop.Helper, shop.Order, shop.Order.Line")
+	require.ErrorContains(t, err, "MESSAGE Invoice: the schema has no such message (messages of files it imports are written with their own subject's schema); its messages are shop.Helper, shop.Order, shop.Order.Line")
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: ".Line"}, []byte(`{}`))
+	require.ErrorContains(t, err, "no such message", "a leading dot makes a full name")
+	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "Line"}, []byte(`{"sku":1}`))
+	require.ErrorContains(t, err, "does not fit shop.Order.Line: (line 1:8)", "no proto: prefix")
 	_, err = reg.Encode(ctx, Ref{Subject: "orders-value", Message: "CountsEntry"}, []byte(`{}`))
 	require.ErrorContains(t, err, "no such message", "a map's entry is not a message one writes")
 
