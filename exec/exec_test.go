@@ -203,11 +203,7 @@ func TestLeaderMovedBetweenMetadataAndRequestIsRetriedOnce(t *testing.T) {
 func TestShowGroupsIsTheUnionOverEveryBroker(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
-	groups := groupsOnEveryBroker(t, f, 2)
-	for _, g := range groups {
-		_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
-		require.NoError(t, err)
-	}
+	groups := committedGroupsOnEveryBroker(t, f, 2)
 	rows, _ := mustRun(t, f.sess, &lang.ShowGroups{})
 	var names []string
 	coord := map[int64]int{}
@@ -219,6 +215,18 @@ func TestShowGroupsIsTheUnionOverEveryBroker(t *testing.T) {
 	require.Equal(t, groups, names)
 	require.Equal(t, map[int64]int{0: 2, 1: 2, 2: 2}, coord)
 	require.Len(t, f.trace.count("ListGroups"), 3)
+}
+
+// committedGroupsOnEveryBroker is groupsOnEveryBroker with an offset
+// committed for each group on t/0, so SHOW GROUPS lists them.
+func committedGroupsOnEveryBroker(t *testing.T, f *fake, per int) []string {
+	t.Helper()
+	groups := groupsOnEveryBroker(t, f, per)
+	for _, g := range groups {
+		_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
+		require.NoError(t, err)
+	}
+	return groups
 }
 
 // groupsOnEveryBroker picks per-broker group names so each of the 3 brokers
@@ -242,11 +250,7 @@ func groupsOnEveryBroker(t *testing.T, f *fake, per int) []string {
 func TestShowGroupsNamesABrokerThatDidNotAnswer(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
-	groups := groupsOnEveryBroker(t, f, 1)
-	for _, g := range groups {
-		_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
-		require.NoError(t, err)
-	}
+	committedGroupsOnEveryBroker(t, f, 1)
 	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, TopLevel: true, Err: kerr.CoordinatorNotAvailable, Count: -1})
 	defer h.Remove()
 	rows, _, err := run(t, f.sess, &lang.ShowGroups{})
@@ -262,11 +266,7 @@ func TestShowGroupsNamesABrokerThatDidNotAnswer(t *testing.T) {
 func TestShowGroupsWaitsForABrokerLoadingItsGroups(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
-	groups := groupsOnEveryBroker(t, f, 1)
-	for _, g := range groups {
-		_, err := f.adm.CommitOffsets(ctxT(t), g, kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 0}))
-		require.NoError(t, err)
-	}
+	committedGroupsOnEveryBroker(t, f, 1)
 	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, TopLevel: true, Err: kerr.CoordinatorLoadInProgress, Count: 2})
 	defer h.Remove()
 	rows, _ := mustRun(t, f.sess, &lang.ShowGroups{})

@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -27,28 +28,7 @@ func TestMetadataAsksTheOtherBrokersBeforeCallingATopicMissing(t *testing.T) {
 	// not yet learned of "fresh" would. Broker 2 knows it.
 	var lagging atomic.Bool
 	lagging.Store(true)
-	f.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		r := req.(*kmsg.MetadataRequest)
-		if !lagging.Load() || f.CurrentNode() == 2 || len(r.Topics) == 0 {
-			return nil, nil, false
-		}
-		resp := r.ResponseKind().(*kmsg.MetadataResponse)
-		for i, addr := range f.ListenAddrs() {
-			host, port, _ := net.SplitHostPort(addr)
-			p, _ := strconv.Atoi(port)
-			b := kmsg.NewMetadataResponseBroker()
-			b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
-			resp.Brokers = append(resp.Brokers, b)
-		}
-		for _, rt := range r.Topics {
-			st := kmsg.NewMetadataResponseTopic()
-			st.Topic = rt.Topic
-			st.ErrorCode = kerr.UnknownTopicOrPartition.Code
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
+	f.lagBehind(func() bool { return lagging.Load() && f.CurrentNode() != 2 }, kmsg.Metadata)
 
 	f.forget()
 	m, err := f.cl.Metadata(ctx, []string{"fresh"})
@@ -155,56 +135,7 @@ func TestTopicConfigsAskABrokerThatKnowsTheTopic(t *testing.T) {
 	f.topic(t, "fresh", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	lagging := func() bool { return f.CurrentNode() != 2 }
-	f.ControlKey(int16(kmsg.Metadata), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		r := req.(*kmsg.MetadataRequest)
-		if !lagging() || len(r.Topics) == 0 {
-			return nil, nil, false
-		}
-		resp := r.ResponseKind().(*kmsg.MetadataResponse)
-		for i, addr := range f.ListenAddrs() {
-			host, port, _ := net.SplitHostPort(addr)
-			p, _ := strconv.Atoi(port)
-			b := kmsg.NewMetadataResponseBroker()
-			b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
-			resp.Brokers = append(resp.Brokers, b)
-		}
-		for _, rt := range r.Topics {
-			st := kmsg.NewMetadataResponseTopic()
-			st.Topic, st.ErrorCode = rt.Topic, kerr.UnknownTopicOrPartition.Code
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
-	})
-	f.ControlKey(int16(kmsg.DescribeConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if !lagging() {
-			return nil, nil, false
-		}
-		r := req.(*kmsg.DescribeConfigsRequest)
-		resp := r.ResponseKind().(*kmsg.DescribeConfigsResponse)
-		for _, rr := range r.Resources {
-			sr := kmsg.NewDescribeConfigsResponseResource()
-			sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, kerr.UnknownTopicOrPartition.Code
-			resp.Resources = append(resp.Resources, sr)
-		}
-		return resp, nil, true
-	})
-	f.ControlKey(int16(kmsg.IncrementalAlterConfigs), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if !lagging() {
-			return nil, nil, false
-		}
-		r := req.(*kmsg.IncrementalAlterConfigsRequest)
-		resp := r.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-		for _, rr := range r.Resources {
-			sr := kmsg.NewIncrementalAlterConfigsResponseResource()
-			sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, kerr.UnknownTopicOrPartition.Code
-			resp.Resources = append(resp.Resources, sr)
-		}
-		return resp, nil, true
-	})
+	f.lagBehind(func() bool { return f.CurrentNode() != 2 }, kmsg.Metadata, kmsg.DescribeConfigs, kmsg.IncrementalAlterConfigs)
 
 	res := ConfigResource{Kind: TopicResource, Topic: "fresh"}
 	require.NoError(t, f.cl.AlterConfigs(ctx, res, []AlterOp{{Name: "retention.ms", Value: kmsg.StringPtr("5000")}}))
@@ -222,4 +153,58 @@ func TestTopicConfigsAskABrokerThatKnowsTheTopic(t *testing.T) {
 	_, err = f.cl.DescribeConfigs(ctx, ConfigResource{Kind: TopicResource, Topic: "no-such-topic"})
 	var unknown *UnknownTopicError
 	require.True(t, errors.As(err, &unknown), "got %v", err)
+}
+
+// lagBehind makes a broker answer requests of the given keys as a broker
+// that has not yet learned of any topic would (UNKNOWN_TOPIC_OR_PARTITION
+// for each topic named) while lagging() is true for the broker handling
+// the request. Metadata asking for no topics or all topics is answered as
+// usual.
+func (f *reviewFake) lagBehind(lagging func() bool, keys ...kmsg.Key) {
+	unknown := kerr.UnknownTopicOrPartition.Code
+	for _, key := range keys {
+		f.ControlKey(int16(key), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			f.KeepControl()
+			if !lagging() {
+				return nil, nil, false
+			}
+			switch r := req.(type) {
+			case *kmsg.MetadataRequest:
+				if len(r.Topics) == 0 {
+					return nil, nil, false
+				}
+				resp := r.ResponseKind().(*kmsg.MetadataResponse)
+				for i, addr := range f.ListenAddrs() {
+					host, port, _ := net.SplitHostPort(addr)
+					p, _ := strconv.Atoi(port)
+					b := kmsg.NewMetadataResponseBroker()
+					b.NodeID, b.Host, b.Port = int32(i), host, int32(p)
+					resp.Brokers = append(resp.Brokers, b)
+				}
+				for _, rt := range r.Topics {
+					st := kmsg.NewMetadataResponseTopic()
+					st.Topic, st.ErrorCode = rt.Topic, unknown
+					resp.Topics = append(resp.Topics, st)
+				}
+				return resp, nil, true
+			case *kmsg.DescribeConfigsRequest:
+				resp := r.ResponseKind().(*kmsg.DescribeConfigsResponse)
+				for _, rr := range r.Resources {
+					sr := kmsg.NewDescribeConfigsResponseResource()
+					sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, unknown
+					resp.Resources = append(resp.Resources, sr)
+				}
+				return resp, nil, true
+			case *kmsg.IncrementalAlterConfigsRequest:
+				resp := r.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
+				for _, rr := range r.Resources {
+					sr := kmsg.NewIncrementalAlterConfigsResponseResource()
+					sr.ResourceType, sr.ResourceName, sr.ErrorCode = rr.ResourceType, rr.ResourceName, unknown
+					resp.Resources = append(resp.Resources, sr)
+				}
+				return resp, nil, true
+			}
+			panic(fmt.Sprintf("lagBehind: no unknown-topic answer for %T", req))
+		})
+	}
 }
