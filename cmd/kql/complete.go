@@ -206,8 +206,8 @@ func completions(word string, before []string, topics, groups, subjects []string
 			out = append(out, keywordSuffixes(word, []string{next})...)
 		}
 		return out
-	case prev == "LIKE":
-		return nil
+	case prev == "LIKE" || prev == "MESSAGE":
+		return nil // a pattern, or a message name only the schema knows
 	}
 	if quoted {
 		return nil

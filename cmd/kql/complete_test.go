@@ -39,6 +39,7 @@ func TestCompletions(t *testing.T) {
 		{"SELECT key FROM orders FROM NE", []string{"WEST "}},
 		{"DESCRIBE SUBJECT pay", []string{"ments-value "}}, // the registry's subjects
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 'pay", []string{"ments-value' "}},
+		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 's' MESSAGE O", nil}, // not keywords: a message name
 	} {
 		line := []rune(tc.line)
 		c := &nameCache{topics: topics, groups: groups, subjects: []string{"payments-value"}, loaded: time.Now(), ctx: context.Background()}
