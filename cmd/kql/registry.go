@@ -361,6 +361,16 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 	for _, c := range reg.Client().Compatibility(ctx) {
 		err = c.Err
 	}
+	var re *sr.ResponseError
+	if errors.As(err, &re) && re.StatusCode == http.StatusForbidden {
+		// Authenticated, not allowed to read the global config: with
+		// role-based access a reader of subjects may lack that one
+		// permission. GET /schemas/types needs none; if it answers, the
+		// URL and credentials are right and there is nothing to warn of.
+		if _, terr := reg.Client().SupportedTypes(ctx); terr == nil {
+			return ""
+		}
+	}
 	if err == nil {
 		return ""
 	}
@@ -369,7 +379,6 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 	if hasCreds {
 		creds = r.authDesc()
 	}
-	var re *sr.ResponseError
 	if errors.As(err, &re) && re.StatusCode < 500 {
 		msg := strings.TrimSpace(re.Message)
 		if msg == "" {

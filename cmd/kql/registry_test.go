@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/sr/srfake"
@@ -297,6 +302,51 @@ func TestRegistryBannerAndSession(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stderr, "warning") ||
 		!strings.Contains(r.stderr, "kql: the schema registry password of bob came from $KQL_SCHEMA_REGISTRY_PASSWORD, which takes precedence over basic.auth.user.info in "+cfg) {
 		t.Errorf("want a notice that the variable replaced the file's password:\n%s", r)
+	}
+}
+
+// With role-based access, a user who may read subjects may still be
+// refused the global config that the start-up check reads (HTTP 403): that
+// is no reason to warn while the registry answers what kql needs. A 403 on
+// every request still is.
+func TestRegistryCheckToleratesAForbiddenGlobalConfig(t *testing.T) {
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	target, err := url.Parse(fake.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var configRefused, typesAsked atomic.Int32
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	forbidAll := atomic.Bool{}
+	rbac := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/schemas/types" {
+			typesAsked.Add(1)
+		}
+		switch {
+		case r.URL.Path == "/config" || forbidAll.Load():
+			configRefused.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte(`{"error_code":40301,"message":"User is denied operation Read on Subject: __GLOBAL"}`))
+		case r.URL.Path == "/schemas/types":
+			// Confluent's and Apicurio's answer (srfake has no such endpoint).
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`["JSON","PROTOBUF","AVRO"]`))
+		default:
+			proxy.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(rbac.Close)
+	h := newHarness(t)
+	r := h.run("--schema-registry", rbac.URL, "-e", "SHOW TOPICS;")
+	if r.code != 0 || strings.Contains(r.stderr, "warning") || configRefused.Load() == 0 || typesAsked.Load() != 1 {
+		t.Errorf("a refused GET /config alone: want no warning after one GET /schemas/types (refused %d, types asked %d):\n%s", configRefused.Load(), typesAsked.Load(), r)
+	}
+	forbidAll.Store(true)
+	r = h.run("--schema-registry", rbac.URL, "-e", "SHOW TOPICS;")
+	if r.code != 0 || strings.Count(r.stderr, "warning: ") != 1 || !strings.Contains(r.stderr, "refused kql (HTTP 403: User is denied operation Read on Subject: __GLOBAL)") {
+		t.Errorf("everything refused: want one warning:\n%s", r)
 	}
 }
 
