@@ -37,7 +37,7 @@ func (s *Session) showSubjects(ctx context.Context, st *lang.ShowSubjects) (resu
 	if err != nil {
 		return nil, err
 	}
-	subjects, errs, err := s.Registry.Subjects(ctx)
+	subjects, errs, warnings, err := s.Registry.Subjects(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Session) showSubjects(ctx context.Context, st *lang.ShowSubjects) (resu
 		rows = append(rows, result.Row{sub.Name, sub.Type, int64(sub.LatestVersion), int64(sub.LatestID), nullIfEmpty(sub.Compatibility)})
 	}
 	res := result.NewSlice(showSubjectsCols, rows)
-	res.Warns = errorLines(failed)
+	res.Warns = append(warnings, errorLines(failed)...)
 	return res, nil
 }
 

@@ -69,7 +69,7 @@ func TestOpenSendsCredentials(t *testing.T) {
 			srv, seen := authServer(t)
 			reg, err := Open(tc.cfg(srv.URL))
 			require.NoError(t, err)
-			subjects, errs, err := reg.Subjects(t.Context())
+			subjects, errs, _, err := reg.Subjects(t.Context())
 			require.NoError(t, err)
 			require.Empty(t, subjects)
 			require.Empty(t, errs)
@@ -95,7 +95,7 @@ func TestURLPasswordNotInMessages(t *testing.T) {
 	_, err = reg.Encode(t.Context(), Ref{Subject: "x"}, []byte(`{}`))
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "s3cret")
-	_, _, err = reg.Subjects(t.Context())
+	_, _, _, err = reg.Subjects(t.Context())
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "s3cret")
 }

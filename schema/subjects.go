@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"sync"
@@ -171,19 +172,28 @@ type Subject struct {
 
 // Subjects lists the registry's subjects with their latest schemas. A
 // subject whose details could not be read is returned with its error in
-// errs (by subject), not dropped and not zeroed.
-func (r *Registry) Subjects(ctx context.Context) ([]Subject, map[string]error, error) {
+// errs (by subject), not dropped and not zeroed. warnings says what the
+// whole list lacks (the global compatibility level, when role-based access
+// forbids reading it: subjects without a level of their own then have none).
+func (r *Registry) Subjects(ctx context.Context) (subjects []Subject, errs map[string]error, warnings []string, err error) {
 	names, err := r.cl.Subjects(ctx)
 	if err != nil {
-		return nil, nil, r.wrap("listing subjects", err)
+		return nil, nil, nil, r.wrap("listing subjects", err)
 	}
 	global, err := r.globalCompatibility(ctx)
+	var re *sr.ResponseError
+	if errors.As(err, &re) && re.StatusCode == http.StatusForbidden {
+		// The subjects were listed with these credentials: only the
+		// global config is forbidden.
+		warnings = append(warnings, err.Error()+": the compatibility of subjects without a level of their own is NULL")
+		err = nil
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sort.Strings(names)
 	out := make([]Subject, len(names))
-	errs := map[string]error{}
+	errs = map[string]error{}
 	var mu sync.Mutex
 	fail := func(name string, err error) {
 		mu.Lock()
@@ -219,7 +229,7 @@ func (r *Registry) Subjects(ctx context.Context) ([]Subject, map[string]error, e
 		}()
 	}
 	wg.Wait()
-	return out, errs, nil
+	return out, errs, warnings, nil
 }
 
 // globalCompatibility is the registry's global compatibility level, or ""

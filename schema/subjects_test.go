@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ func TestSubjects(t *testing.T) {
 	require.NoError(t, f.SetCompat("mid-value", sr.CompatNone))
 	reg := f.open(t)
 
-	subjects, errs, err := reg.Subjects(t.Context())
+	subjects, errs, _, err := reg.Subjects(t.Context())
 	require.NoError(t, err)
 	require.Empty(t, errs)
 	require.Equal(t, []Subject{
@@ -43,7 +44,7 @@ func TestSubjects(t *testing.T) {
 		}
 		return false
 	})
-	subjects, errs, err = reg.Subjects(t.Context())
+	subjects, errs, _, err = reg.Subjects(t.Context())
 	require.NoError(t, err)
 	require.Len(t, subjects, 4)
 	require.Equal(t, "beta-key", subjects[1].Name)
@@ -54,15 +55,59 @@ func TestSubjects(t *testing.T) {
 	require.Equal(t, "AVRO", subjects[0].Type)
 }
 
+// Role-based access may let a user list and read subjects but not the
+// global config: SHOW SUBJECTS still lists them, a subject's own level
+// shows, the others have none, and a warning says why. A 403 on the list
+// itself is still the statement's error.
+func TestSubjectsWithTheGlobalConfigForbidden(t *testing.T) {
+	f := newFake(t)
+	f.register(t, "own-value", sr.Schema{Type: sr.TypeAvro, Schema: `"string"`})
+	f.register(t, "plain-value", sr.Schema{Type: sr.TypeAvro, Schema: `"long"`})
+	require.NoError(t, f.SetCompat("own-value", sr.CompatNone))
+	var forbidAll atomic.Bool
+	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path == "/config" || forbidAll.Load() {
+			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(`{"error_code":40301,"message":"User is denied operation Read on Subject: __GLOBAL"}`))
+			return true
+		}
+		if r.URL.Path == "/config/plain-value" {
+			// Confluent's answer for a subject without a level of its own
+			// (srfake answers the global level instead).
+			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error_code":40408,"message":"Subject 'plain-value' does not have subject-level compatibility configured"}`))
+			return true
+		}
+		return false
+	})
+	reg := f.open(t)
+	subjects, errs, warnings, err := reg.Subjects(t.Context())
+	require.NoError(t, err)
+	require.Empty(t, errs)
+	require.Len(t, subjects, 2)
+	require.Equal(t, "NONE", subjects[0].Compatibility)
+	require.Equal(t, "", subjects[1].Compatibility, "no level of its own, and the global one is unknown: none, not a guess")
+	require.Equal(t, "AVRO", subjects[1].Type)
+	require.Len(t, warnings, 1)
+	require.Contains(t, warnings[0], "403")
+	require.Contains(t, warnings[0], "the compatibility of subjects without a level of their own is NULL")
+
+	forbidAll.Store(true)
+	_, _, _, err = reg.Subjects(t.Context())
+	require.ErrorContains(t, err, "403")
+}
+
 func TestSubjectsEmptyAndDown(t *testing.T) {
 	f := newFake(t)
 	reg := f.open(t)
-	subjects, errs, err := reg.Subjects(t.Context())
+	subjects, errs, _, err := reg.Subjects(t.Context())
 	require.NoError(t, err)
 	require.Empty(t, subjects)
 	require.Empty(t, errs)
 	f.Close()
-	_, _, err = reg.Subjects(t.Context())
+	_, _, _, err = reg.Subjects(t.Context())
 	require.True(t, IsUnreachable(err), "%v", err)
 }
 
@@ -128,7 +173,7 @@ func TestSubjectsCompatibilityUnreadable(t *testing.T) {
 		return false
 	})
 	reg := f.open(t)
-	subjects, errs, err := reg.Subjects(t.Context())
+	subjects, errs, _, err := reg.Subjects(t.Context())
 	require.NoError(t, err)
 	require.Len(t, subjects, 2)
 	require.Equal(t, "FULL", subjects[0].Compatibility)
@@ -158,7 +203,7 @@ func TestSubjectsBoundedConcurrency(t *testing.T) {
 		return false
 	})
 	reg := f.open(t)
-	subjects, errs, err := reg.Subjects(t.Context())
+	subjects, errs, _, err := reg.Subjects(t.Context())
 	require.NoError(t, err)
 	require.Empty(t, errs)
 	require.Len(t, subjects, 60)
