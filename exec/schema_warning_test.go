@@ -206,3 +206,32 @@ func TestShowSubjectsKeepsAFailedSubjectAndItsWarning(t *testing.T) {
 		require.Contains(t, w[0], "broken-value")
 	}
 }
+
+// SHOW SUBJECTS with the global config forbidden (role-based access): the
+// subjects are listed and the warning says why some have no compatibility.
+func TestShowSubjectsWithTheGlobalConfigForbidden(t *testing.T) {
+	f := newFake(t)
+	fake := srfake.New()
+	defer fake.Close()
+	_, _, err := fake.RegisterSchema("a-value", sr.Schema{Schema: `"string"`})
+	require.NoError(t, err)
+	fake.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
+		switch r.URL.Path {
+		case "/config":
+			http.Error(w, `{"error_code":40301,"message":"User is denied operation Read on Subject: __GLOBAL"}`, http.StatusForbidden)
+			return true
+		case "/config/a-value":
+			http.Error(w, `{"error_code":40408,"message":"Subject 'a-value' does not have subject-level compatibility configured"}`, http.StatusNotFound)
+			return true
+		}
+		return false
+	})
+	f.sess.Registry, err = schema.Open(schema.Config{URLs: []string{fake.URL()}})
+	require.NoError(t, err)
+	rows, _, res := query(t, f.sess, "SHOW SUBJECTS")
+	require.Equal(t, []result.Row{{"a-value", "AVRO", int64(1), int64(1), nil}}, rows)
+	w := res.(result.Warner).Warnings()
+	require.Len(t, w, 1)
+	require.Contains(t, w[0], "User is denied operation Read on Subject: __GLOBAL")
+	require.Contains(t, w[0], "the compatibility of subjects without a level of their own is NULL")
+}
