@@ -2,16 +2,12 @@ package lang
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 )
 
-var adminParseCases = []struct {
-	src  string
-	want Statement
-}{
+var adminParseCases = []parseCase{
 	{"SHOW CONFIGS FOR TOPIC orders", &ShowConfigs{Resource: ConfigResource{Kind: ResourceTopic, Topic: "orders"}}},
 	{"show configs for topic orders all", &ShowConfigs{Resource: ConfigResource{Kind: ResourceTopic, Topic: "orders"}, All: true}},
 	{"SHOW CONFIGS FOR TOPIC all", &ShowConfigs{Resource: ConfigResource{Kind: ResourceTopic, Topic: "all"}}},
@@ -60,27 +56,7 @@ var adminParseCases = []struct {
 	{"EXPLAIN RESET GROUP g TO LATEST EXECUTE", &Explain{Stmt: &ResetGroup{Group: "g", To: ResetTarget{Kind: ResetLatest}, Execute: true}}},
 }
 
-func TestParseAdmin(t *testing.T) {
-	for _, tc := range adminParseCases {
-		got, err := Parse(tc.src)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.src, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Parse(%q)\n got %#v\nwant %#v", tc.src, got, tc.want)
-		}
-		text := Format(tc.want)
-		back, err := Parse(text)
-		if err != nil {
-			t.Errorf("Parse(Format(%q)) = Parse(%q): %v", tc.src, text, err)
-			continue
-		}
-		if !reflect.DeepEqual(back, tc.want) {
-			t.Errorf("Parse(Format(%q)) = Parse(%q)\n got %#v\nwant %#v", tc.src, text, back, tc.want)
-		}
-	}
-}
+func TestParseAdmin(t *testing.T) { checkParses(t, adminParseCases, true) }
 
 func TestParseAdminErrors(t *testing.T) {
 	cases := []struct{ src, msg string }{

@@ -9,10 +9,7 @@ import (
 
 // schemaParseCases pins the AST of the Schema Registry statements and of
 // PRODUCE's SCHEMA clauses.
-var schemaParseCases = []struct {
-	src  string
-	want Statement
-}{
+var schemaParseCases = []parseCase{
 	{"SHOW SUBJECTS", &ShowSubjects{}},
 	{"show subjects like 'payments*'", &ShowSubjects{Like: str("payments*")}},
 	{"SHOW SUBJECTS LIKE 'pay%' WHERE type = 'AVRO' AND latest_version > 1 ORDER BY subject LIMIT 5", &ShowSubjects{
@@ -66,30 +63,10 @@ var schemaParseCases = []struct {
 	{"EXPLAIN SHOW SUBJECTS", &Explain{Stmt: &ShowSubjects{}}},
 }
 
-func TestParseSchema(t *testing.T) {
-	for _, tc := range schemaParseCases {
-		got, err := Parse(tc.src)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.src, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Parse(%q)\n got %#v\nwant %#v", tc.src, got, tc.want)
-		}
-		text := Format(tc.want)
-		back, err := Parse(text)
-		if err != nil {
-			t.Errorf("Parse(Format(%q)) = Parse(%q): %v", tc.src, text, err)
-			continue
-		}
-		if !reflect.DeepEqual(back, tc.want) {
-			t.Errorf("Parse(Format(%q)) = Parse(%q)\n got %#v\nwant %#v", tc.src, text, back, tc.want)
-		}
-	}
-}
+func TestParseSchema(t *testing.T) { checkParses(t, schemaParseCases, true) }
 
 func TestFormatSchemaCanonical(t *testing.T) {
-	cases := []struct{ src, want string }{
+	checkFormats(t, []formatCase{
 		{"show subjects like 'p*'", "SHOW SUBJECTS LIKE 'p*'"},
 		{"desc subject payments-value version 2", "DESCRIBE SUBJECT 'payments-value' VERSION 2"},
 		{"describe subject \"it's\"", `DESCRIBE SUBJECT 'it\'s'`},
@@ -98,17 +75,7 @@ func TestFormatSchemaCanonical(t *testing.T) {
 		{"produce p payload '{}' payload schema 's' id 9", "PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' ID 9"},
 		{"produce p value '{}' value schema s message 'com.acme.Order' version 2", "PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' VERSION 2 MESSAGE com.acme.Order"},
 		{"produce p value '{}' value schema s message 'from'", `PRODUCE INTO p VALUE '{}' VALUE SCHEMA 's' MESSAGE "from"`},
-	}
-	for _, tc := range cases {
-		st, err := Parse(tc.src)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.src, err)
-			continue
-		}
-		if got := Format(st); got != tc.want {
-			t.Errorf("Format(Parse(%q)) = %q, want %q", tc.src, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestParseSchemaErrors pins where each mistake is reported, what it says

@@ -16,10 +16,7 @@ func bin(op Op, l, r Expr) *Binary              { return &Binary{Op: op, L: l, R
 
 // queryCases pins the AST of the query grammar: expressions, projections,
 // the record clauses and the metadata clauses.
-var queryCases = []struct {
-	src  string
-	want Statement
-}{
+var queryCases = []parseCase{
 	// The projection reading wins where a SELECT reads both ways.
 	{"SELECT offset FROM newest", &Consume{Topic: "newest", Projection: []SelectItem{{X: col("offset")}}}},
 	{"SELECT key FROM OFFSET 5", &Consume{Topic: "key", From: &Start{Kind: FromOffset, Offset: 5}}},
@@ -141,7 +138,7 @@ func TestParseQuery(t *testing.T) {
 }
 
 func TestFormatQueryCanonical(t *testing.T) {
-	cases := []struct{ src, want string }{
+	checkFormats(t, []formatCase{
 		{"select offset from newest", `SELECT offset FROM "newest"`},
 		{"consume t where (value.b = 1 or key = 'x') and not (partition = 1)", "CONSUME t WHERE (value.b = 1 OR key = 'x') AND NOT partition = 1"},
 		{"consume t where offset - (1 - 2) > 0", "CONSUME t WHERE offset - (1 - 2) > 0"},
@@ -153,17 +150,7 @@ func TestFormatQueryCanonical(t *testing.T) {
 		{"consume t where timestamp > 90m ago", "CONSUME t WHERE timestamp > 1h30m AGO"},
 		{"show groups where lag > 1 order by lag desc limit 5", "SHOW GROUPS WHERE lag > 1 ORDER BY lag DESC LIMIT 5"},
 		{"select key as k, count(*) from t group by key", "SELECT key AS k, count(*) FROM t GROUP BY key"},
-	}
-	for _, tc := range cases {
-		st, err := Parse(tc.src)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.src, err)
-			continue
-		}
-		if got := Format(st); got != tc.want {
-			t.Errorf("Format(Parse(%q)) = %q, want %q", tc.src, got, tc.want)
-		}
-	}
+	})
 }
 
 func TestQueryErrors(t *testing.T) {
