@@ -301,9 +301,7 @@ func TestDecodeMissingReference(t *testing.T) {
 		References: []sr.SchemaReference{{Name: "Address", Subject: "address", Version: 1}}})
 	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/subjects/address/versions/1" {
-			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error_code":40401,"message":"Subject 'address' not found."}`))
+			registryError(w, http.StatusNotFound, `{"error_code":40401,"message":"Subject 'address' not found."}`)
 			return true
 		}
 		return false

@@ -59,6 +59,14 @@ func (f *fakeRegistry) open(t *testing.T) *Registry {
 	return reg
 }
 
+// registryError answers a request as the registry answers an error: its
+// content type, the status and the JSON body ({"error_code":..,"message":..}).
+func registryError(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
+}
+
 // wire is the Confluent wire format: magic byte, id, then body.
 func wire(id int, body []byte) []byte {
 	b := []byte{0, byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)}

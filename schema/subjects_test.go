@@ -37,9 +37,7 @@ func TestSubjects(t *testing.T) {
 	// error beside it, not dropped.
 	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasPrefix(r.URL.Path, "/subjects/beta-key/versions/") {
-			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_, _ = w.Write([]byte(`{"error_code":42202,"message":"broken"}`))
+			registryError(w, http.StatusUnprocessableEntity, `{"error_code":42202,"message":"broken"}`)
 			return true
 		}
 		return false
@@ -67,17 +65,13 @@ func TestSubjectsWithTheGlobalConfigForbidden(t *testing.T) {
 	var forbidAll atomic.Bool
 	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/config" || forbidAll.Load() {
-			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-			w.WriteHeader(http.StatusForbidden)
-			_, _ = w.Write([]byte(`{"error_code":40301,"message":"User is denied operation Read on Subject: __GLOBAL"}`))
+			registryError(w, http.StatusForbidden, `{"error_code":40301,"message":"User is denied operation Read on Subject: __GLOBAL"}`)
 			return true
 		}
 		if r.URL.Path == "/config/plain-value" {
 			// Confluent's answer for a subject without a level of its own
 			// (srfake answers the global level instead).
-			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error_code":40408,"message":"Subject 'plain-value' does not have subject-level compatibility configured"}`))
+			registryError(w, http.StatusNotFound, `{"error_code":40408,"message":"Subject 'plain-value' does not have subject-level compatibility configured"}`)
 			return true
 		}
 		return false
@@ -165,9 +159,7 @@ func TestSubjectsCompatibilityUnreadable(t *testing.T) {
 	require.NoError(t, f.SetCompat("b-value", sr.CompatNone))
 	f.Intercept(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/config/b-value" {
-			w.Header().Set("Content-Type", "application/vnd.schemaregistry.v1+json")
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			_, _ = w.Write([]byte(`{"error_code":42203,"message":"config unreadable"}`))
+			registryError(w, http.StatusUnprocessableEntity, `{"error_code":42203,"message":"config unreadable"}`)
 			return true
 		}
 		return false
