@@ -51,17 +51,25 @@ func deadRegistryURL(t *testing.T) string {
 	return "http://127.0.0.1:1"
 }
 
+// oneWarning runs src, checks it returns wantRows rows and exactly one
+// warning, and returns that warning.
+func oneWarning(t *testing.T, s *Session, src string, wantRows int) string {
+	t.Helper()
+	rows, _, res := query(t, s, src)
+	require.Len(t, rows, wantRows, src)
+	w := res.(result.Warner).Warnings()
+	require.Len(t, w, 1, "%s: %q", src, w)
+	return w[0]
+}
+
 // The warning about records that did not decode does not claim they were
 // shown: WHERE may have left them out.
 func TestSchemaWarningDoesNotClaimFilteredRecordsWereShown(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		topic, s := tenRecordsTwoUnknown(t, b)
-		rows, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'k1'", lang.QuoteName(topic)))
-		require.Len(t, rows, 1)
-		w := res.(result.Warner).Warnings()
-		require.Len(t, w, 1, "%q", w)
-		require.Contains(t, w[0], "; 2 records left as raw bytes")
-		require.NotContains(t, w[0], "shown", "WHERE left the records out: they were not shown")
+		w := oneWarning(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'k1'", lang.QuoteName(topic)), 1)
+		require.Contains(t, w, "; 2 records left as raw bytes")
+		require.NotContains(t, w, "shown", "WHERE left the records out: they were not shown")
 	})
 }
 
@@ -72,21 +80,12 @@ func TestSchemaWarningCountsATailReadsRecordsOnce(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		topic, s := tenRecordsTwoUnknown(t, b)
 		q := lang.QuoteName(topic)
-		warningOf := func(t *testing.T, src string, wantRows int) string {
-			t.Helper()
-			rows, _, res := query(t, s, src)
-			require.Len(t, rows, wantRows, src)
-			w := res.(result.Warner).Warnings()
-			require.Len(t, w, 1, "%s: %q", src, w)
-			return w[0]
-		}
-
-		w := warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST WHERE key = 'bad' OR key = 'k9' LIMIT 3", q), 3)
+		w := oneWarning(t, s, fmt.Sprintf("SELECT key FROM %s FROM NEWEST WHERE key = 'bad' OR key = 'k9' LIMIT 3", q), 3)
 		require.Regexp(t, "partition 0 offset [37]:", w)
 		require.Contains(t, w, "; 2 records left as raw bytes", "a tail read counted the records twice")
 
 		// Without WHERE the key scan decodes nothing: the page counts.
-		w = warningOf(t, fmt.Sprintf("SELECT key FROM %s FROM NEWEST LIMIT 8", q), 8)
+		w = oneWarning(t, s, fmt.Sprintf("SELECT key FROM %s FROM NEWEST LIMIT 8", q), 8)
 		require.Contains(t, w, "; 2 records left as raw bytes")
 	})
 }
@@ -107,12 +106,9 @@ func TestSchemaWarningCountsAKeyAndValueRecordOnce(t *testing.T) {
 		s, _ := session(t, b)
 		s.Registry, err = schema.Open(schema.Config{URLs: []string{dead}})
 		require.NoError(t, err)
-		rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)))
-		require.Len(t, rows, 5)
-		w := res.(result.Warner).Warnings()
-		require.Len(t, w, 1, "%q", w)
-		require.Contains(t, w[0], "could not be reached")
-		require.Contains(t, w[0], "; 5 records left as raw bytes", "a record's key and value counted as two records")
+		w := oneWarning(t, s, fmt.Sprintf("CONSUME %s LIMIT ALL", lang.QuoteName(topic)), 5)
+		require.Contains(t, w, "could not be reached")
+		require.Contains(t, w, "; 5 records left as raw bytes", "a record's key and value counted as two records")
 	})
 }
 
