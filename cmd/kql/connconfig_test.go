@@ -120,16 +120,24 @@ func TestCommandConfigErrors(t *testing.T) {
 		{"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"a\";\n", []string{"password"}},
 		{"security.protocol=TLS\n", []string{"security.protocol", `"TLS"`}},
 	} {
-		cfg := writeFile(t, dir, "c.properties", tc.props)
-		h := newHarness(t)
-		r := h.run("--command-config", cfg, "-e", "SHOW TOPICS;")
-		if r.code != exitUsage || len(h.dials) != 0 {
-			t.Errorf("%q: want exit 2 before connecting:\n%s", tc.props, r)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(r.stderr, w) {
-				t.Errorf("%q: error lacks %q:\n%s", tc.props, w, r.stderr)
-			}
+		refusedConfig(t, dir, tc.props, tc.want)
+	}
+}
+
+// refusedConfig runs kql with props as its --command-config and checks that
+// it exits 2 before connecting, with an error containing each of want.
+func refusedConfig(t *testing.T, dir, props string, want []string) runResult {
+	t.Helper()
+	cfg := writeFile(t, dir, "c.properties", props)
+	h := newHarness(t)
+	r := h.run("--command-config", cfg, "-e", "SHOW TOPICS;")
+	if r.code != exitUsage || len(h.dials) != 0 {
+		t.Errorf("%q: want exit 2 before connecting:\n%s", props, r)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("%q: error lacks %q:\n%s", props, w, r.stderr)
 		}
 	}
+	return r
 }

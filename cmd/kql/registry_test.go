@@ -150,17 +150,7 @@ func TestRegistryPropertiesErrors(t *testing.T) {
 		{"schema.registry.url=https://sr\nschema.registry.ssl.certificate.location=c.pem\n", []string{"schema.registry.ssl.certificate.location and schema.registry.ssl.key.location go together"}},
 		{"schema.registry.url=https://sr\nbasic.auth.credentials.source=SASL_INHERIT\n", []string{"SASL_INHERIT", "needs the Kafka SASL settings"}},
 	} {
-		cfg := writeFile(t, dir, "c.properties", tc.props)
-		h := newHarness(t)
-		r := h.run("--command-config", cfg, "-e", "SHOW TOPICS;")
-		if r.code != exitUsage || len(h.dials) != 0 {
-			t.Errorf("%q: want exit 2 before connecting:\n%s", tc.props, r)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(r.stderr, w) {
-				t.Errorf("%q: error lacks %q:\n%s", tc.props, w, r.stderr)
-			}
-		}
+		r := refusedConfig(t, dir, tc.props, tc.want)
 		for _, secret := range []string{"Hunter2", ":b@", ":d@"} {
 			if strings.Contains(r.stderr, secret) {
 				t.Errorf("%q: the error shows a secret (%q):\n%s", tc.props, secret, r.stderr)
