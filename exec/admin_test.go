@@ -39,10 +39,7 @@ func configValue(rows []result.Row, name string) (value any, source string, ok b
 }
 
 func notes(res result.Result) string {
-	if n, ok := res.(result.Noticer); ok {
-		return strings.Join(n.Notices(), "\n")
-	}
-	return ""
+	return strings.Join(res.Stats().Notices(), "\n")
 }
 
 func TestTopicConfigsOnBothBackends(t *testing.T) {

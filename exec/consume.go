@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -102,10 +101,13 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	}
 
 	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
-		dec: s.newRecordDecoder(ctx)}
+		dec: s.newRecordDecoder(ctx), stats: &result.Stats{}}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
 	}
+	r.stats.Scanning()
+	r.stats.WarningsFrom(r.warningsNow)
+	r.stats.SetNextPage(func() (any, bool) { return r.NextPage() })
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -507,7 +509,7 @@ type consumeResult struct {
 	rec         result.Record                  // handed out by NextRecord, reused
 	q           *recordQuery                   // WHERE, and the compiler the operators above share
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
-	scanned     atomic.Int64                   // records read, matching or not (the progress line)
+	stats       *result.Stats                  // records read (the progress line), warnings, the next page
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
@@ -558,7 +560,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	for r.emitted < r.limit {
 		rec, ts, err := r.mg.next()
 		if rec != nil {
-			r.scanned.Add(1)
+			r.stats.AddScanned(1)
 		}
 		if err != nil {
 			r.finish()
@@ -598,12 +600,13 @@ func (r *consumeResult) finish() {
 
 func (r *consumeResult) Err() error { return r.err }
 
-// Scanned is how many records the scan has read, matching or not.
-func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }
+func (r *consumeResult) Stats() *result.Stats { return r.stats }
 
-// Warnings is the one warning of values WHERE or the SELECT list could not
-// compare or combine, naming the first record where it happened.
-func (r *consumeResult) Warnings() []string {
+// warningsNow is the one warning of values WHERE or the SELECT list could
+// not compare or combine, naming the first record where it happened, after
+// what the scan said before it read (PARTITION FOR KEY) and the values that
+// did not decode.
+func (r *consumeResult) warningsNow() []string {
 	out := append(append([]string(nil), r.warnings...), r.dec.warnings()...)
 	if r.q == nil {
 		return out

@@ -135,6 +135,12 @@ func run(t *testing.T, s *Session, st lang.Statement) ([]result.Row, result.Resu
 	return rows, res, res.Err()
 }
 
+// pagerOf is the pager of a CONSUME result; nil for any other result.
+func pagerOf(res result.Result) Pager {
+	p, _ := PagerOf(res)
+	return p
+}
+
 func mustRun(t *testing.T, s *Session, st lang.Statement) ([]result.Row, result.Result) {
 	t.Helper()
 	rows, res, err := run(t, s, st)
@@ -348,7 +354,7 @@ func TestConsumeTailPagesNeitherOverlapNorSkip(t *testing.T) {
 		if len(pages) == 1 {
 			f.produce(t, "t", 6, 1)
 		}
-		next, ok := res.(Pager).NextPage()
+		next, ok := pagerOf(res).NextPage()
 		if !ok {
 			break
 		}
@@ -376,7 +382,7 @@ func TestConsumeForwardPagesWithAnchor(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		rows, res := mustRun(t, f.sess, st)
 		joined = append(joined, rows...)
-		next, ok := res.(Pager).NextPage()
+		next, ok := pagerOf(res).NextPage()
 		if !ok {
 			break
 		}

@@ -39,7 +39,7 @@ type followResult struct {
 	proj    *eval.Projection // nil: the six record columns
 	m       *kafka.Metadata
 
-	following  bool
+	stats      *result.Stats // the backlog's: FOLLOW turns it live and adds its own warning
 	primed     bool
 	pendingRow result.Row     // the next backlog row, read ahead
 	pendingRec *result.Record // the next backlog record, read ahead (a copy)
@@ -52,14 +52,20 @@ type followResult struct {
 	err        error
 	done       bool
 	warned     error // the last retried failure already reported
-	notes      []string
 }
 
 // newFollowResult offers the record path (NextRecord) only when the
 // backlog has it: a SELECT list that names the six record columns has the
 // record columns too, but its backlog hands out rows, not records.
 func newFollowResult(ctx context.Context, s *Session, st *lang.Consume, scan *consumeResult, backlog result.Result, m *kafka.Metadata) result.Result {
-	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m}
+	f := &followResult{ctx: ctx, s: s, st: st, scan: scan, backlog: backlog, m: m, stats: backlog.Stats()}
+	f.stats.SetNextPage(nil) // no page ends a FOLLOW
+	f.stats.WarningsFrom(func() []string {
+		if f.warned == nil {
+			return nil
+		}
+		return []string{fmt.Sprintf("FOLLOW asked again after a failure: %v", f.warned)}
+	})
 	// A FOLLOW may run for hours: what does not decode is said when it
 	// first happens, not only in the summary at Ctrl-C.
 	scan.dec.live = s.OnWarning
@@ -78,12 +84,10 @@ type followRecords struct{ *followResult }
 
 func (f *followResult) Columns() []result.Column { return f.backlog.Columns() }
 
-// Live reports that the rows now come as records are written: a table
-// stops waiting for a batch and keeps the widths it has.
-func (f *followResult) Live() bool { return f.following }
+func (f *followResult) Stats() *result.Stats { return f.stats }
 
-// The backlog is read one row ahead, so that the moment it ends (and
-// Live turns true) is known before a caller waits for the first new
+// The backlog is read one row ahead, so that the moment it ends (and the
+// Stats turn live) is known before a caller waits for the first new
 // record: a table prints the backlog at once instead of holding it until
 // something is written.
 
@@ -112,7 +116,7 @@ func (f *followResult) Next() (result.Row, bool) {
 
 func (f *followResult) advanceRow() {
 	f.pendingRow = nil
-	if f.following {
+	if f.stats.Live() {
 		return
 	}
 	if row, ok := f.backlog.Next(); ok {
@@ -142,7 +146,7 @@ func (fr followRecords) NextRecord() (*result.Record, bool) {
 
 func (f *followResult) advanceRecord() {
 	f.pendingRec = nil
-	if f.following {
+	if f.stats.Live() {
 		return
 	}
 	if rs, ok := f.backlog.(result.RecordStream); ok {
@@ -158,20 +162,21 @@ func (f *followResult) advanceRecord() {
 func (f *followResult) endBacklog() {
 	if err := f.backlog.Err(); err != nil && !result.IsPartial(err) {
 		f.err, f.done = err, true
-		f.following = true
+		f.stats.SetLive(true)
 		return
 	}
 	f.start()
 }
 
-// start begins following where the backlog's read ended in each partition.
+// start begins following where the backlog's read ended in each partition:
+// from now on the rows come as records are written (the Stats are live).
 func (f *followResult) start() {
-	f.following = true
+	f.stats.SetLive(true)
 	f.backlog.Close()
 	if err := f.backlog.Err(); err != nil {
 		// A partition the backlog could not read is followed anyway,
 		// from where it can be read; say what the backlog missed.
-		f.notes = append(f.notes, err.Error())
+		f.stats.Notice(err.Error())
 	}
 	starts := make([]kafka.Range, 0, len(f.scan.followFrom))
 	for tp, off := range f.scan.followFrom {
@@ -191,6 +196,7 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 		for f.i < len(f.recs) {
 			rec := f.recs[f.i]
 			f.i++
+			f.stats.AddScanned(1)
 			fillRecord(&f.rec, rec, rec.Timestamp.UnixMilli())
 			f.scan.dec.decode(&f.rec)
 			if q := f.scan.q; q != nil {
@@ -314,16 +320,3 @@ func (f *followResult) Close() {
 	f.backlog.Close()
 	f.finish()
 }
-
-func (f *followResult) Warnings() []string {
-	var out []string
-	if w, ok := f.backlog.(result.Warner); ok {
-		out = append(out, w.Warnings()...)
-	}
-	if f.warned != nil {
-		out = append(out, fmt.Sprintf("FOLLOW asked again after a failure: %v", f.warned))
-	}
-	return slices.Compact(out)
-}
-
-func (f *followResult) Notices() []string { return f.notes }

@@ -72,14 +72,10 @@ func applyQuery(res result.Result, q *lang.Query, now time.Time) (result.Result,
 	for _, k := range rows {
 		out.Rows = append(out.Rows, k.row)
 	}
-	if n, ok := res.(result.Noticer); ok {
-		out.Notes = n.Notices()
-	}
+	out.Notes = res.Stats().Notices()
 	// The statement's own warnings (SHOW SUBJECTS: a subject whose details
 	// could not be read) stay; WHERE's come after them.
-	if w, ok := res.(result.Warner); ok {
-		out.Warns = append(out.Warns, w.Warnings()...)
-	}
+	out.Warns = append(out.Warns, res.Stats().Warnings()...)
 	if w := c.Warnings.String(); w != "" {
 		out.Warns = append(out.Warns, w)
 	}

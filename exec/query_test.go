@@ -229,7 +229,7 @@ func TestMetadataWhereOrderByLimit(t *testing.T) {
 		// A comparison of kinds that do not compare is NULL, with one warning.
 		rows, res := mustRun(t, s, parse(t, fmt.Sprintf("DESCRIBE TOPIC %s WHERE leader = 'one'", lang.QuoteName(topic))))
 		require.Empty(t, rows)
-		w := res.(result.Warner).Warnings()
+		w := res.Stats().Warnings()
 		require.Len(t, w, 1)
 		require.Contains(t, w[0], "leader = 'one': an integer and a text cannot be compared")
 		require.Contains(t, w[0], "first at row 1")

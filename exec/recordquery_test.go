@@ -165,7 +165,7 @@ func TestRecordQueriesOnBothBackends(t *testing.T) {
 				}
 				require.NoError(t, res.Err())
 				got = append(got, page)
-				next, ok := res.(Pager).NextPage()
+				next, ok := pagerOf(res).NextPage()
 				if !ok {
 					break
 				}
@@ -275,7 +275,7 @@ func TestRecordQueriesOnBothBackends(t *testing.T) {
 		t.Run("values that cannot compare are NULL, with one warning", func(t *testing.T) {
 			rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s WHERE value.status > 5 LIMIT ALL", lang.QuoteName(topic)))
 			require.Empty(t, rows)
-			w := res.(result.Warner).Warnings()
+			w := res.Stats().Warnings()
 			require.Len(t, w, 1)
 			require.Contains(t, w[0], "value.status > 5")
 		})

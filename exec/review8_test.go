@@ -37,7 +37,7 @@ func keyPages(t *testing.T, s *Session, src string, max int) [][]string {
 		}
 		require.NoError(t, res.Err())
 		got = append(got, page)
-		next, ok := res.(Pager).NextPage()
+		next, ok := pagerOf(res).NextPage()
 		if !ok {
 			return got
 		}
@@ -243,9 +243,9 @@ func TestReview8ProjectionReportsScanned(t *testing.T) {
 		s, _ := session(t, b)
 		topic, all, _ := queryTopic(t, b)
 		_, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'none' LIMIT ALL", lang.QuoteName(topic)))
-		sc, ok := res.(result.Scanner)
+		read, ok := res.Stats().Scanned()
 		require.True(t, ok, "a SELECT list's result reports what its scan read")
-		require.EqualValues(t, len(all), sc.Scanned())
+		require.EqualValues(t, len(all), read)
 	})
 }
 

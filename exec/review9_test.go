@@ -52,7 +52,7 @@ func TestReview9_NextPageAfterRecordsWrittenPastTheEnd(t *testing.T) {
 	}
 	require.NoError(t, res.Err())
 	require.Equal(t, []string{"0/0", "0/1", "0/2", "1/0", "1/1", "1/2", "1/3", "1/4", "1/5", "1/6"}, ids(rows))
-	next, ok := res.(Pager).NextPage()
+	next, ok := pagerOf(res).NextPage()
 	require.True(t, ok)
 	for _, po := range next.From.Positions {
 		if po.Partition == 0 {
@@ -191,7 +191,7 @@ func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
 	for _, fl := range freezers {
 		fl.frozen.Store(false)
 	}
-	next, ok := res.(Pager).NextPage()
+	next, ok := pagerOf(res).NextPage()
 	require.True(t, ok)
 	require.Equal(t, int64(len(shown)), next.From.Positions[0].Offset,
 		"the read showed offsets %v before it was cancelled; the next page starts at %d", shown, next.From.Positions[0].Offset)

@@ -75,7 +75,7 @@ func pages(t *testing.T, s *Session, st *lang.Consume, max int) [][]result.Row {
 	for i := 0; i < max; i++ {
 		rows, res := mustRun(t, s, st)
 		out = append(out, rows)
-		next, ok := res.(Pager).NextPage()
+		next, ok := pagerOf(res).NextPage()
 		if !ok {
 			return out
 		}
@@ -172,7 +172,7 @@ func TestReview_ConsumeEdgeBounds(t *testing.T) {
 	for _, from := range []lang.StartKind{lang.FromOldest, lang.FromNewest} {
 		rows, res := mustRun(t, f.sess, &lang.Consume{Topic: "one", From: &lang.Start{Kind: from}, Skip: i64(99)})
 		require.Empty(t, rows, "SKIP beyond the total (kind %d)", from)
-		_, ok := res.(Pager).NextPage()
+		_, ok := pagerOf(res).NextPage()
 		require.False(t, ok, "no page after a SKIP beyond the total (kind %d)", from)
 	}
 
@@ -184,7 +184,7 @@ func TestReview_ConsumeEdgeBounds(t *testing.T) {
 	rows, res := mustRun(t, f.sess, &lang.Consume{Topic: "one", From: &lang.Start{Kind: lang.FromTimestamp, Timestamp: base.Add(time.Second).UnixMilli()}})
 	require.Empty(t, rows, "no record at or after the timestamp")
 	require.NoError(t, res.Err())
-	_, ok := res.(Pager).NextPage()
+	_, ok := pagerOf(res).NextPage()
 	require.False(t, ok)
 	rows = consumeAll(t, f.sess, &lang.Consume{Topic: "one", From: &lang.Start{Kind: lang.FromTimestamp, Timestamp: base.Add(25 * time.Millisecond).UnixMilli()}})
 	require.Equal(t, []string{"0/3", "0/4"}, ids(rows))
@@ -193,7 +193,7 @@ func TestReview_ConsumeEdgeBounds(t *testing.T) {
 	for _, from := range []lang.StartKind{lang.FromOldest, lang.FromNewest} {
 		rows, res := mustRun(t, f.sess, &lang.Consume{Topic: "empty", From: &lang.Start{Kind: from}})
 		require.Empty(t, rows)
-		_, ok := res.(Pager).NextPage()
+		_, ok := pagerOf(res).NextPage()
 		require.False(t, ok, "an empty topic has no next page (kind %d)", from)
 	}
 }
@@ -286,7 +286,7 @@ func TestReview_ForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
 
 	rows, res := mustRun(t, f.sess, &lang.Consume{Topic: "t", Limit: i64(1000)})
 	require.Len(t, rows, 3)
-	next, ok := res.(Pager).NextPage()
+	next, ok := pagerOf(res).NextPage()
 	require.False(t, ok, "all 3 records were shown, yet NextPage offers %+v", next)
 }
 
@@ -304,7 +304,7 @@ func TestReview_NextPageForgetsAFailedPartition(t *testing.T) {
 		rows, res, err := run(t, f.sess, &lang.Consume{Topic: "t", From: &lang.Start{Kind: from}, Limit: i64(5)})
 		require.True(t, result.IsPartial(err), "%v", err)
 		require.Len(t, rows, 5)
-		next, ok := res.(Pager).NextPage()
+		next, ok := pagerOf(res).NextPage()
 		require.True(t, ok)
 		var listed []int32
 		for _, po := range next.From.Positions {

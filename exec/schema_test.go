@@ -181,7 +181,7 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 			}
 			require.Equal(t, []byte{0, 0x7f, 0xff, 0xff, 0xf0, 1, 2}, byKey["unknown"][4], "an unknown id shows its raw bytes")
 			require.Equal(t, []byte(`{"id": -1}`), byKey["plain"][4], "a value not in the wire format is as it was")
-			warnings := res.(result.Warner).Warnings()
+			warnings := res.Stats().Warnings()
 			require.Len(t, warnings, 1, "%q", warnings)
 			require.Contains(t, warnings[0], "schema id 2147483632")
 			require.Contains(t, warnings[0], "partition 0 offset")
@@ -244,7 +244,7 @@ func TestSchemaRegistryDecodingOnBothBackends(t *testing.T) {
 				_, isJSON := r[4].(result.JSON)
 				require.False(t, isJSON)
 			}
-			warnings := res.(result.Warner).Warnings()
+			warnings := res.Stats().Warnings()
 			require.Len(t, warnings, 1, "%q", warnings)
 			require.Contains(t, warnings[0], "could not be reached")
 			require.Contains(t, warnings[0], "61 records left as raw bytes")
@@ -380,7 +380,7 @@ func TestSchemaRegistryStatementsOnBothBackends(t *testing.T) {
 			_, err = s.Execute(ctx, st)
 			require.ErrorContains(t, err, "at /to: required")
 			rows, _, res := query(t, s, fmt.Sprintf("SELECT key, value FROM %s ORDER BY key", rq))
-			require.Empty(t, res.(result.Warner).Warnings())
+			require.Empty(t, res.Stats().Warnings())
 			require.Len(t, rows, 2)
 			require.Equal(t, `{"id":1,"total":{"currency":"EUR","cents":995}}`, string(rows[0][1].(result.JSON)))
 			require.Equal(t, `{"to":{"city":"Oslo"}}`, string(rows[1][1].(result.JSON)))

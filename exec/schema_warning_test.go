@@ -57,7 +57,7 @@ func oneWarning(t *testing.T, s *Session, src string, wantRows int) string {
 	t.Helper()
 	rows, _, res := query(t, s, src)
 	require.Len(t, rows, wantRows, src)
-	w := res.(result.Warner).Warnings()
+	w := res.Stats().Warnings()
 	require.Len(t, w, 1, "%s: %q", src, w)
 	return w[0]
 }
@@ -140,7 +140,7 @@ func TestFollowWarnsOfRecordsThatDoNotDecodeAsTheyArrive(t *testing.T) {
 		}
 		require.Empty(t, live, "one warning per schema id, not per record")
 		f.stop(t)
-		require.Len(t, f.res.(result.Warner).Warnings(), 1, "and the summary at the end")
+		require.Len(t, f.res.Stats().Warnings(), 1, "and the summary at the end")
 	})
 }
 
@@ -158,7 +158,7 @@ func TestPartitionForKeyWithTheRegistryDownWarns(t *testing.T) {
 		require.NoError(t, err)
 		rows, _, res := query(t, s, fmt.Sprintf("CONSUME %s PARTITION FOR KEY 'k-1'", lang.QuoteName(topic)))
 		require.Len(t, rows, 1)
-		w := res.(result.Warner).Warnings()
+		w := res.Stats().Warnings()
 		require.NotEmpty(t, w)
 		require.Contains(t, w[0], "PARTITION FOR KEY hashed the key as written")
 		require.Contains(t, w[0], "could not be reached")
@@ -197,7 +197,7 @@ func TestShowSubjectsKeepsAFailedSubjectAndItsWarning(t *testing.T) {
 		require.NotNil(t, broken, src)
 		require.Nil(t, broken[1], "%s: its type is unknown, not empty", src)
 		require.Nil(t, broken[2], "%s: its latest version is unknown, not 0", src)
-		w := res.(result.Warner).Warnings()
+		w := res.Stats().Warnings()
 		require.Len(t, w, 1, "%s: %q", src, w)
 		require.Contains(t, w[0], "broken-value")
 	}
@@ -226,7 +226,7 @@ func TestShowSubjectsWithTheGlobalConfigForbidden(t *testing.T) {
 	require.NoError(t, err)
 	rows, _, res := query(t, f.sess, "SHOW SUBJECTS")
 	require.Equal(t, []result.Row{{"a-value", "AVRO", int64(1), int64(1), nil}}, rows)
-	w := res.(result.Warner).Warnings()
+	w := res.Stats().Warnings()
 	require.Len(t, w, 1)
 	require.Contains(t, w[0], "User is denied operation Read on Subject: __GLOBAL")
 	require.Contains(t, w[0], "the compatibility of subjects without a level of their own is NULL")

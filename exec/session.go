@@ -119,12 +119,30 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 	return nil, fmt.Errorf("kql cannot run a %T statement yet", stmt)
 }
 
-// Pager is implemented by a CONSUME result: the statement that reads the
-// next page (for a tail read, the next older page: FROM TAIL ... SKIP ...;
-// for a forward read, FROM ANCHOR at the positions after this page), for the
-// shell's \next. ok is false when there is no further page.
+// Pager gives the statement that reads a CONSUME's next page (for a tail
+// read, the next older page: FROM TAIL ... SKIP ...; for a forward read,
+// FROM ANCHOR at the positions after this page), for the shell's \next. ok
+// is false when there is no further page.
 type Pager interface {
 	NextPage() (*lang.Consume, bool)
+}
+
+// PagerOf returns the pager of a result that reads pages (a CONSUME that is
+// no FOLLOW), from its Stats; ok is false for any other result.
+func PagerOf(res result.Result) (p Pager, ok bool) {
+	st := res.Stats()
+	if !st.Paged() {
+		return nil, false
+	}
+	return statsPager{st}, true
+}
+
+type statsPager struct{ st *result.Stats }
+
+func (p statsPager) NextPage() (*lang.Consume, bool) {
+	next, ok := p.st.NextPage()
+	c, _ := next.(*lang.Consume)
+	return c, ok && c != nil
 }
 
 // namesMaxAge is how long completion names are reused before a refresh.

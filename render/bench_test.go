@@ -33,12 +33,14 @@ func benchRow() result.Row {
 // genResult hands out the same row n times without allocating, so a
 // benchmark measures only what rendering costs.
 type genResult struct {
-	cols []result.Column
-	row  result.Row
-	n, i int
+	cols  []result.Column
+	row   result.Row
+	n, i  int
+	stats result.Stats
 }
 
 func (g *genResult) Columns() []result.Column { return g.cols }
+func (g *genResult) Stats() *result.Stats     { return &g.stats }
 func (g *genResult) Err() error               { return nil }
 func (g *genResult) Close()                   {}
 func (g *genResult) Next() (result.Row, bool) {

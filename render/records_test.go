@@ -13,11 +13,13 @@ import (
 // recordSlice is a RecordStream over records in memory; rowsOnly hides
 // NextRecord, so the same records go through the row writers.
 type recordSlice struct {
-	recs []result.Record
-	i    int
-	cur  result.Record
+	recs  []result.Record
+	i     int
+	cur   result.Record
+	stats result.Stats
 }
 
+func (s *recordSlice) Stats() *result.Stats     { return &s.stats }
 func (s *recordSlice) Columns() []result.Column { return result.RecordColumns }
 func (s *recordSlice) Err() error               { return nil }
 func (s *recordSlice) Close()                   {}
@@ -42,6 +44,7 @@ type rowsOnly struct{ s *recordSlice }
 func (r rowsOnly) Columns() []result.Column { return r.s.Columns() }
 func (r rowsOnly) Err() error               { return nil }
 func (r rowsOnly) Close()                   {}
+func (r rowsOnly) Stats() *result.Stats     { return r.s.Stats() }
 func (r rowsOnly) Next() (result.Row, bool) { return r.s.Next() }
 
 // trickyRecords covers every case of the bytes rule and of each format's
@@ -153,7 +156,7 @@ type liveResult struct {
 	backlog []result.Row
 	arrive  chan result.Row
 	i       int
-	live    bool
+	stats   result.Stats
 }
 
 func (l *liveResult) Columns() []result.Column {
@@ -163,17 +166,17 @@ func (l *liveResult) Next() (result.Row, bool) {
 	if l.i < len(l.backlog) {
 		l.i++
 		if l.i == len(l.backlog) {
-			l.live = true // known when the last backlog row is handed out
+			l.stats.SetLive(true) // known when the last backlog row is handed out
 		}
 		return l.backlog[l.i-1], true
 	}
-	l.live = true
+	l.stats.SetLive(true)
 	row, ok := <-l.arrive
 	return row, ok
 }
-func (l *liveResult) Live() bool { return l.live }
-func (l *liveResult) Err() error { return nil }
-func (l *liveResult) Close()     {}
+func (l *liveResult) Stats() *result.Stats { return &l.stats }
+func (l *liveResult) Err() error           { return nil }
+func (l *liveResult) Close()               {}
 
 // A table of a live result shows its backlog at once and each new row as
 // it comes, in the widths of the first rows (a wider cell is cut).

@@ -483,7 +483,10 @@ type blockingResult struct {
 	cols    []result.Column
 	release chan struct{}
 	i       int
+	stats   result.Stats
 }
+
+func (b *blockingResult) Stats() *result.Stats { return &b.stats }
 
 func (b *blockingResult) Columns() []result.Column { return b.cols }
 func (b *blockingResult) Err() error               { return nil }

@@ -263,7 +263,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	// A live result (FOLLOW) prints each row as it comes once its backlog
 	// is shown, in the widths the first rows set: a later, wider cell is
 	// cut with the ellipsis rather than shifting the grid.
-	live, _ := res.(interface{ Live() bool })
+	stats := res.Stats()
 	var frozen []int
 
 	heads := make([]cell, len(cols))
@@ -286,7 +286,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	for first := true; ; first = false {
 		batch, slab = batch[:0], slab[:0]
 		for len(batch) < opt.BatchSize {
-			if live != nil && len(batch) > 0 && live.Live() {
+			if len(batch) > 0 && stats.Live() {
 				break
 			}
 			if rs != nil {
@@ -321,7 +321,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 		widths := fitWidths(natural, opt.Width)
 		if frozen != nil {
 			widths = frozen
-		} else if live != nil && live.Live() {
+		} else if stats.Live() {
 			frozen = widths
 		}
 		if first && len(cols) > 0 {
@@ -364,7 +364,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 		if readErr != nil {
 			return n, readErr
 		}
-		if len(batch) < opt.BatchSize && (live == nil || !live.Live() || len(batch) == 0) {
+		if len(batch) < opt.BatchSize && (!stats.Live() || len(batch) == 0) {
 			break
 		}
 	}

@@ -53,31 +53,17 @@ type Row []any
 // CONSUME never sits in memory. Next returns false at the end or on failure;
 // Err then says which. Close releases whatever the statement still holds and
 // may be called at any time, more than once.
+//
+// Stats is everything else a caller asks of a result (records read, live,
+// notices, warnings, the next page): one value per statement, never nil,
+// that an operator over another result returns from its child, so a wrapper
+// cannot hide any of it.
 type Result interface {
 	Columns() []Column
 	Next() (Row, bool)
 	Err() error
 	Close()
-}
-
-// Noticer is implemented by results that have something to tell the user on
-// stderr (a notice, not data): for example the next-page statement of a CONSUME.
-type Noticer interface {
-	Notices() []string
-}
-
-// Warner is implemented by results that have warnings for the user (shown
-// on stderr even with --quiet): for example values a WHERE could not
-// compare. Warnings are read after the last row.
-type Warner interface {
-	Warnings() []string
-}
-
-// Scanner is implemented by results that read records (CONSUME, SELECT):
-// how many records the statement has read so far, matching or not. It is
-// safe to call from another goroutine (the shell's progress line).
-type Scanner interface {
-	Scanned() int64
+	Stats() *Stats
 }
 
 // Slice is a Result over rows already in memory, for small answers
@@ -86,9 +72,10 @@ type Slice struct {
 	Cols    []Column
 	Rows    []Row
 	Failure error    // returned by Err after the last row: a partial answer's error
-	Notes   []string // returned by Notices
-	Warns   []string // returned by Warnings
+	Notes   []string // the Stats' notices
+	Warns   []string // the Stats' warnings
 	i       int
+	stats   *Stats
 }
 
 // NewSlice returns a Result over rows.
@@ -111,9 +98,17 @@ func (s *Slice) Err() error {
 	return s.Failure
 }
 
-func (s *Slice) Close()             {}
-func (s *Slice) Notices() []string  { return s.Notes }
-func (s *Slice) Warnings() []string { return s.Warns }
+func (s *Slice) Close() {}
+
+// Stats reads Notes and Warns as they are when asked.
+func (s *Slice) Stats() *Stats {
+	if s.stats == nil {
+		s.stats = &Stats{}
+		s.stats.NoticesFrom(func() []string { return s.Notes })
+		s.stats.WarningsFrom(func() []string { return s.Warns })
+	}
+	return s.stats
+}
 
 // PartialError says that the rows that came were true but incomplete: some
 // brokers or partitions did not answer. Renderers print the rows, then the

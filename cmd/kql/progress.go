@@ -58,10 +58,9 @@ func (p *progress) loop() {
 			if now.Sub(p.start) >= progressAfter && now.Sub(p.lastWrite) >= progressQuiet {
 				n := p.rows.Load()
 				secs := now.Sub(p.start).Seconds()
-				if sc, ok := p.res.(result.Scanner); ok {
+				if read, scanning := p.res.Stats().Scanned(); scanning {
 					// A scan with WHERE may read millions of records
 					// for a few rows: say how far it has read.
-					read := sc.Scanned()
 					fmt.Fprintf(p.errOut, "\r\033[K%d records read, %d %s, %.0f records/s (Ctrl-C stops and keeps the rows shown)",
 						read, n, plural(int(n), "match", "matches"), float64(read)/secs)
 				} else {
@@ -139,11 +138,14 @@ func (p *progress) writer(w io.Writer) io.Writer {
 	return progressWriter{p, w}
 }
 
+// countingResult counts the rows it hands out; the rest is the result's
+// own (its Stats too: the table sees a FOLLOW turn live through it).
 type countingResult struct{ p *progress }
 
 func (c countingResult) Columns() []result.Column { return c.p.res.Columns() }
 func (c countingResult) Err() error               { return c.p.res.Err() }
 func (c countingResult) Close()                   { c.p.res.Close() }
+func (c countingResult) Stats() *result.Stats     { return c.p.res.Stats() }
 func (c countingResult) Next() (result.Row, bool) {
 	row, ok := c.p.res.Next()
 	if ok {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kql-dev/kql/exec"
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -160,14 +159,12 @@ func TestMetaTrace(t *testing.T) {
 	}
 }
 
-type pagedResult struct {
-	*result.Slice
-	next *lang.Consume
+// pagedResult is a CONSUME's result as the shell sees it: rows, and in
+// its Stats the statement that reads the next page (none: next is nil).
+func pagedResult(s *result.Slice, next *lang.Consume) result.Result {
+	s.Stats().SetNextPage(func() (any, bool) { return next, next != nil })
+	return s
 }
-
-func (p pagedResult) NextPage() (*lang.Consume, bool) { return p.next, p.next != nil }
-
-var _ exec.Pager = pagedResult{}
 
 func TestMetaNext(t *testing.T) {
 	h := newHarness(t)
@@ -180,7 +177,7 @@ func TestMetaNext(t *testing.T) {
 		if calls == 1 {
 			next = page2
 		}
-		return pagedResult{result.NewSlice(topicCols, []result.Row{{"page", int64(calls)}}), next}, nil
+		return pagedResult(result.NewSlice(topicCols, []result.Row{{"page", int64(calls)}}), next), nil
 	}
 	r := h.repl("\\next\nCONSUME orders LIMIT 3;\n\\next\n\\next\n")
 	if calls != 2 {

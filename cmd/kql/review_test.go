@@ -47,7 +47,7 @@ func TestReviewMetaCommandOnAContinuationLineRuns(t *testing.T) {
 func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 	h := newHarness(t)
 	h.exec.answers["Consume"] = func(context.Context, lang.Statement) (result.Result, error) {
-		return pagedResult{result.NewSlice(topicCols, []result.Row{{"orders", int64(1)}}), nil}, nil
+		return pagedResult(result.NewSlice(topicCols, []result.Row{{"orders", int64(1)}}), nil), nil
 	}
 	r := h.repl("CONSUME orders FROM OLDEST LIMIT 1000;\n\\next\n")
 	if strings.Contains(r.stderr, "older") || strings.Contains(r.stderr, "oldest") {

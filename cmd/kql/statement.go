@@ -91,7 +91,7 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		return failed, &statementError{name, waits.explain(contextCause(ctx, err)), a.who()}
 	}
 	defer res.Close()
-	if p, ok := res.(exec.Pager); ok {
+	if p, ok := exec.PagerOf(res); ok {
 		if c, isConsume := stmt.(*lang.Consume); isConsume {
 			a.pager = p
 			a.pagerForward = c.From == nil || (c.From.Kind != lang.FromNewest && c.From.Kind != lang.FromTail)
@@ -103,15 +103,11 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	prog.stop()
 	elapsed := time.Since(start)
 
-	if n, ok := res.(result.Noticer); ok {
-		for _, note := range n.Notices() {
-			a.noticef("%s", note)
-		}
+	for _, note := range res.Stats().Notices() {
+		a.noticef("%s", note)
 	}
-	if w, ok := res.(result.Warner); ok {
-		for _, warning := range w.Warnings() {
-			a.warnf("%s", warning)
-		}
+	for _, warning := range res.Stats().Warnings() {
+		a.warnf("%s", warning)
 	}
 	if a.timing {
 		fmt.Fprintf(a.stderr, "Time: %s (%d %s)\n", formatDuration(elapsed), rows, plural(int(rows), "row", "rows"))

@@ -17,7 +17,6 @@ import (
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/render"
-	"github.com/kql-dev/kql/result"
 	"github.com/kql-dev/kql/schema"
 )
 
@@ -60,10 +59,8 @@ func execConsumeMain(ctx context.Context, bootstrap []string, topic string, limi
 	}
 	// What did not decode is still written (raw), with warnings: say so, as
 	// kql does, so the output check is not the only one to notice.
-	if w, ok := res.(result.Warner); ok {
-		for _, m := range w.Warnings() {
-			fmt.Fprintln(os.Stderr, "warning:", m)
-		}
+	for _, m := range res.Stats().Warnings() {
+		fmt.Fprintln(os.Stderr, "warning:", m)
 	}
 	return nil
 }
