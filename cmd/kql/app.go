@@ -220,7 +220,7 @@ type app struct {
 }
 
 func newApp(ios *IOStreams, stderr io.Writer, o *options, rt world) *app {
-	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out, confirm: true}
+	a := &app{ios: ios, stderr: stderr, opts: o, rt: rt, out: ios.Out, confirm: true, tracing: o.trace}
 	a.format, _ = parseFormat(o.format) // validated by the flag
 	noColor := ios.Getenv("NO_COLOR") != ""
 	switch o.color {

@@ -28,7 +28,7 @@ func TestVersionAndHelp(t *testing.T) {
 	fs := newFlagSet(&options{})
 	for _, name := range []string{"bootstrap", "playground", "execute", "file", "format", "check", "command-config",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism",
-		"sasl-user", "schema-registry", "schema-registry-user", "schema-registry-ca", "timeout", "client-id", "keep-going", "color", "no-history", "history-file", "quiet", "version", "help"} {
+		"sasl-user", "schema-registry", "schema-registry-user", "schema-registry-ca", "timeout", "client-id", "keep-going", "color", "no-history", "history-file", "quiet", "trace", "version", "help"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("flag --%s is not defined", name)
 		}

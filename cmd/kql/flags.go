@@ -41,6 +41,7 @@ type options struct {
 	noHistory   bool
 	histFile    string
 	quiet       bool
+	trace       bool
 	version     bool
 	help        bool
 
@@ -146,6 +147,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.BoolVar(&o.noHistory, "no-history", false, "do not read or write the REPL history file")
 	fs.StringVar(&o.histFile, "history-file", "", "keep the REPL history in `FILE` (default $XDG_STATE_HOME/kql/history or ~/.kql_history)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no banner and no notices")
+	fs.BoolVar(&o.trace, "trace", false, "print every request each statement sends on stderr, as \\trace on does (for scripts and CI)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVarP(&o.help, "help", "h", false, "print this help and exit")
 	return fs
