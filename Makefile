@@ -59,7 +59,7 @@ test: deps vet
 test-versions: deps
 	@for v in $(KAFKA_VERSIONS); do \
 		echo "=== Apache Kafka $$v"; \
-		$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only -version $$v || exit 1; \
+		$(GO) run ./cmd/kql-cluster -fetch-only -version $$v || exit 1; \
 		start=$$(date +%s); \
 		log=$${TMPDIR:-/tmp}/kql-test-versions-$$v.log; \
 		( export KQL_KAFKA_VERSION=$$v KQL_BACKENDS=kafka; $(call gotest,-v -short -count=1 -timeout $(TESTTIMEOUT) $(REAL_PKGS)) ) 2>&1 | tee $$log | \
@@ -107,13 +107,13 @@ deps:
 		java_ok || { echo "make deps: java is still missing or older than 17 after installing: check 'java -version' and JAVA_HOME" >&2; exit 1; }; \
 		command -v mvn >/dev/null || { echo "make deps: mvn is still missing after installing maven" >&2; exit 1; }; \
 	fi
-	$(GO) run ./kafka/kafkatest/cmd/kql-cluster -fetch-only
+	$(GO) run ./cmd/kql-cluster -fetch-only
 
 bench:
-	$(GO) run ./kafka/kafkatest/cmd/kql-bench $(BENCHFLAGS)
+	$(GO) run ./cmd/kql-bench $(BENCHFLAGS)
 
 bench-real:
-	$(GO) run ./kafka/kafkatest/cmd/kql-bench -real $(BENCHFLAGS)
+	$(GO) run ./cmd/kql-bench -real $(BENCHFLAGS)
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -123,11 +123,11 @@ fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzQuoteRoundTrip$$' -fuzztime $(FUZZTIME)
 
 cluster:
-	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
+	$(GO) build -o bin/kql-cluster ./cmd/kql-cluster
 	exec bin/kql-cluster $(CLUSTERFLAGS)
 
 cluster-secure:
-	$(GO) build -o bin/kql-cluster ./kafka/kafkatest/cmd/kql-cluster
+	$(GO) build -o bin/kql-cluster ./cmd/kql-cluster
 	exec bin/kql-cluster -secure $(CLUSTERFLAGS)
 
 clean:

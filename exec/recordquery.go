@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kql-dev/kql/exec/eval"
@@ -553,13 +552,4 @@ func keyEquality(where lang.Expr) ([]byte, bool) {
 		return nil, false
 	}
 	return found, true
-}
-
-// formatPartitions is a partition list for messages.
-func formatPartitions(ps []int32) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = fmt.Sprint(p)
-	}
-	return strings.Join(s, ", ")
 }

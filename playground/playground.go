@@ -102,9 +102,6 @@ func (p *Playground) RegistryURL() string { return p.sr.URL() }
 // Cluster returns the underlying kfake cluster (tests inspect it).
 func (p *Playground) Cluster() *kfake.Cluster { return p.c }
 
-// Registry returns the underlying srfake registry (tests inspect it).
-func (p *Playground) Registry() *srfake.Registry { return p.sr }
-
 // Close stops the cluster and the registry: no listener or goroutine of
 // either is left.
 func (p *Playground) Close() {

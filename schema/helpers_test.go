@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,5 +120,3 @@ func avroCodecFor(t testing.TB, schema string) *avroCodec {
 	}
 	return c.(*avroCodec)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

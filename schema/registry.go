@@ -375,6 +375,3 @@ func typeName(t sr.SchemaType) string {
 		return "AVRO"
 	}
 }
-
-// TypeName is the registry's name for a schema type: AVRO, PROTOBUF, JSON.
-func TypeName(t sr.SchemaType) string { return typeName(t) }

@@ -3,13 +3,11 @@ package kafkatest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -91,15 +89,15 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 			"run `make deps` (installs Java 17 and Maven on Debian/Ubuntu as root), or install Maven yourself "+
 			"(Debian/Ubuntu: apt-get install maven), or point KQL_KAFKA_LIBS at a directory of Kafka jars", version, libs)
 	}
-	pom, err := TestdataFile("pom.xml")
-	if err != nil {
-		return "", err
-	}
 	tmp, err := os.MkdirTemp(base, "libs.partial-")
 	if err != nil {
 		return "", fmt.Errorf("creating a download directory in the Kafka jar cache: %w", err)
 	}
-	defer os.RemoveAll(tmp) // empty after a successful rename
+	defer os.RemoveAll(tmp) // only the pom is left after a successful rename
+	pom := filepath.Join(tmp, "pom.xml")
+	if err := os.WriteFile(pom, kafkaPom, 0o644); err != nil {
+		return "", fmt.Errorf("writing the Maven project for the Kafka jars: %w", err)
+	}
 
 	fmt.Fprintf(log, "kafkatest: fetching Apache Kafka %s jars with Maven into %s\n", version, libs)
 	start := time.Now()
@@ -137,35 +135,6 @@ func checkLibs(dir, version string) error {
 		return fmt.Errorf("%s has no slf4j binding (log4j-slf4j-impl): the brokers would log nothing", dir)
 	}
 	return nil
-}
-
-// TestdataFile returns the path of a file in the repository's testdata/kafka
-// directory (the Maven pom and the broker config templates). It looks beside
-// this source file first, which works for tests and `go run`, then walks up
-// from the working directory; $KQL_ROOT overrides both.
-func TestdataFile(name string) (string, error) {
-	var roots []string
-	if r := os.Getenv("KQL_ROOT"); r != "" {
-		roots = append(roots, r)
-	}
-	if _, file, _, ok := runtime.Caller(0); ok {
-		roots = append(roots, filepath.Join(filepath.Dir(file), "..", ".."))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			roots = append(roots, d)
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	for _, r := range roots {
-		p := filepath.Join(r, "testdata", "kafka", name)
-		if _, err := os.Stat(p); err == nil {
-			return filepath.Clean(p), nil
-		}
-	}
-	return "", errors.New("cannot find testdata/kafka/" + name + " of the kql repository: run from inside the repository or set KQL_ROOT to it")
 }
 
 // tail returns the last n lines of s.

@@ -552,17 +552,9 @@ type nodeConfig struct {
 }
 
 func (r *Real) writeConfigs() error {
-	tmplPath, err := TestdataFile("server.properties.tmpl")
+	tmpl, err := template.New("server.properties.tmpl").Option("missingkey=error").Parse(serverProperties)
 	if err != nil {
-		return err
-	}
-	tmpl, err := template.New(filepath.Base(tmplPath)).Option("missingkey=error").ParseFiles(tmplPath)
-	if err != nil {
-		return fmt.Errorf("parsing %s: %w", tmplPath, err)
-	}
-	log4j, err := TestdataFile("log4j2.xml")
-	if err != nil {
-		return err
+		return fmt.Errorf("parsing files/server.properties.tmpl: %w", err)
 	}
 	var voters []string
 	for _, n := range r.nodes {
@@ -610,7 +602,7 @@ func (r *Real) writeConfigs() error {
 			N:       len(r.nodes), MinISR: min(2, len(r.nodes)),
 		})
 		if err != nil {
-			return fmt.Errorf("rendering %s for node %d: %w", tmplPath, n.id, err)
+			return fmt.Errorf("rendering files/server.properties.tmpl for node %d: %w", n.id, err)
 		}
 		if len(keys) > 0 {
 			b.WriteString("\n# RealConfig.Secure and RealConfig.Props (later entries win)\n")
@@ -621,11 +613,7 @@ func (r *Real) writeConfigs() error {
 		if err := os.WriteFile(filepath.Join(n.dir, "server.properties"), b.Bytes(), 0o644); err != nil {
 			return fmt.Errorf("writing node %d's config: %w", n.id, err)
 		}
-		data, err := os.ReadFile(log4j)
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", log4j, err)
-		}
-		if err := os.WriteFile(filepath.Join(n.dir, "log4j2.xml"), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(n.dir, "log4j2.xml"), log4j2XML, 0o644); err != nil {
 			return fmt.Errorf("writing node %d's log config: %w", n.id, err)
 		}
 	}
