@@ -47,7 +47,7 @@ func formatACLResource(sb *strings.Builder, r ACLResource) {
 		sb.WriteString("CLUSTER")
 		return
 	}
-	sb.WriteString(r.Kind.keyword() + " ")
+	sb.WriteString(r.Kind.Keyword() + " ")
 	if r.Name == "*" {
 		sb.WriteString("*")
 	} else {

@@ -43,7 +43,7 @@ func (ps *parseState) aclResource(g *gACLOn, verb string, prefixOK bool) (ACLRes
 	case !prefixOK:
 		e := ps.errAt(g.Prefixed.Pos, "%s takes no PREFIXED", verb)
 		if verb == "SHOW ACLS" {
-			e.Hint = "SHOW ACLS ON " + r.Kind.keyword() + " name already lists the PREFIXED bindings that match the name; to see one pattern, write SHOW ACLS WHERE pattern_type = 'PREFIXED' AND resource_name = " + Quote([]byte(r.Name))
+			e.Hint = "SHOW ACLS ON " + r.Kind.Keyword() + " name already lists the PREFIXED bindings that match the name; to see one pattern, write SHOW ACLS WHERE pattern_type = 'PREFIXED' AND resource_name = " + Quote([]byte(r.Name))
 		} else {
 			e.Hint = "EXPLAIN ACCESS asks about one resource, by its full name; the PREFIXED bindings that match it are part of the answer"
 		}
@@ -56,8 +56,9 @@ func (ps *parseState) aclResource(g *gACLOn, verb string, prefixOK bool) (ACLRes
 	return r, nil
 }
 
-// keyword is how the ON clause writes the kind.
-func (k ACLResourceKind) keyword() string {
+// Keyword is how the ON clause writes the kind: TOPIC, GROUP, CLUSTER,
+// TRANSACTIONAL ID.
+func (k ACLResourceKind) Keyword() string {
 	if k == ACLTransactionalID {
 		return "TRANSACTIONAL ID"
 	}

@@ -212,9 +212,12 @@ func completions(word string, before []string, topics, groups, subjects []string
 	if quoted {
 		return nil
 	}
-	if len(before) == 0 || len(before) == 1 && prev == "EXPLAIN" {
+	if len(before) == 0 {
 		// A statement starts with its verb: sh<Tab> is SHOW, not SHIFT.
 		return keywordSuffixes(word, statementVerbs)
+	}
+	if len(before) == 1 && prev == "EXPLAIN" {
+		return keywordSuffixes(word, append([]string{"ACCESS"}, statementVerbs...))
 	}
 	return keywordSuffixes(word, keywords())
 }
@@ -238,8 +241,8 @@ func selectFirstFrom(before []string) bool {
 	return froms == 1
 }
 
-var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
-	"PRODUCE", "RESET", "SELECT", "SHOW"}
+var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DENY", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+	"GRANT", "PRODUCE", "RESET", "REVOKE", "SELECT", "SHOW"}
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.
 func keywordSuffixes(word string, kws []string) []string {

@@ -40,6 +40,13 @@ func TestCompletions(t *testing.T) {
 		{"DESCRIBE SUBJECT pay", []string{"ments-value "}}, // the registry's subjects
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 'pay", []string{"ments-value' "}},
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 's' MESSAGE O", nil}, // not keywords: a message name
+		{"gr", []string{"ant "}}, // the access-control statements
+		{"REV", []string{"OKE "}},
+		{"EXPLAIN ACC", []string{"ESS "}},
+		{"GRANT IDEMPOTENT_W", []string{"RITE "}},
+		{"GRANT READ ON TOPIC pay", []string{"ments "}},
+		{"REVOKE READ ON GROUP bi", []string{"lling "}},
+		{"SHOW AC", []string{"LS "}},
 	} {
 		line := []rune(tc.line)
 		c := &nameCache{topics: topics, groups: groups, subjects: []string{"payments-value"}, loaded: time.Now(), ctx: context.Background()}
