@@ -40,7 +40,7 @@ func TestCompletions(t *testing.T) {
 		{"DESCRIBE SUBJECT pay", []string{"ments-value "}}, // the registry's subjects
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 'pay", []string{"ments-value' "}},
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 's' MESSAGE O", nil}, // not keywords: a message name
-		{"gr", []string{"ant "}}, // the access-control statements
+		{"gr", []string{"ant "}},                                           // the access-control statements
 		{"REV", []string{"OKE "}},
 		{"EXPLAIN ACC", []string{"ESS "}},
 		{"GRANT IDEMPOTENT_W", []string{"RITE "}},
