@@ -63,7 +63,14 @@ func evaluateAccess(st *lang.ExplainAccess, bindings []kafka.ACLBinding, authz b
 		return []accessRow{{allowed, fmt.Sprintf("%s is a super user (super.users on broker %d): the authorizer allows it everything, whatever the bindings", st.Principal, authz.broker), nil}}, nil
 	}
 	if authz.superUsers == nil {
-		notes = append(notes, fmt.Sprintf("notice: kql could not read super.users from broker %d (%v): the answer assumes %s is not a super user", authz.broker, authz.err, st.Principal))
+		notes = append(notes, fmt.Sprintf("notice: kql could not read super.users from broker %d (%v): the answer assumes %s is not a super user; a super user is allowed everything", authz.broker, authz.err, st.Principal))
+		defer func() {
+			for i := range rows {
+				if rows[i].answer == denied {
+					rows[i].reason += fmt.Sprintf(" (unless %s is a super user: broker %d does not disclose super.users)", st.Principal, authz.broker)
+				}
+			}
+		}()
 	}
 	var deny, allow []accessRow
 	onResource, otherHosts := 0, 0
@@ -157,25 +164,32 @@ func hostText(h *string) string {
 // readAuthz reads super.users and allow.everyone.if.no.acl.found from one
 // broker's own configs (only that broker answers for them).
 func (s *Session) readAuthz(ctx context.Context, broker int32) brokerAuthz {
-	a := brokerAuthz{broker: broker}
 	entries, err := s.cl.DescribeConfigs(ctx, kafka.ConfigResource{Kind: kafka.BrokerResource, Broker: broker})
 	if err != nil {
-		a.err = err
-		return a
+		return brokerAuthz{broker: broker, err: err}
 	}
-	a.err = fmt.Errorf("the broker does not list it")
+	return parseAuthz(broker, entries)
+}
+
+// parseAuthz picks the authorizer's settings out of a broker's configs.
+// Kafka 4 lists super.users as sensitive, without its value (the broker's
+// config definitions do not know the authorizer's keys, and an unknown key
+// is treated as a secret), and does not list
+// allow.everyone.if.no.acl.found at all: then they are unknown, not empty.
+func parseAuthz(broker int32, entries []kafka.ConfigEntry) brokerAuthz {
+	a := brokerAuthz{broker: broker, err: fmt.Errorf("the broker does not list super.users")}
 	for _, e := range entries {
 		switch {
-		case e.Name == "super.users" && e.Value != nil:
-			a.superUsers = []string{}
+		case e.Name == "super.users" && e.Value != nil && !e.Sensitive:
+			a.superUsers, a.err = []string{}, nil
 			for _, u := range strings.Split(*e.Value, ";") {
 				if u = strings.TrimSpace(u); u != "" {
 					a.superUsers = append(a.superUsers, u)
 				}
 			}
 		case e.Name == "super.users":
-			a.superUsers = []string{} // set to nothing
-		case e.Name == "allow.everyone.if.no.acl.found" && e.Value != nil:
+			a.err = fmt.Errorf("super.users is set, but the broker reports it as sensitive and does not send its value")
+		case e.Name == "allow.everyone.if.no.acl.found" && e.Value != nil && !e.Sensitive:
 			v := strings.EqualFold(*e.Value, "true")
 			a.allowIfNoACLs = &v
 		}
@@ -186,7 +200,7 @@ func (s *Session) readAuthz(ctx context.Context, broker int32) brokerAuthz {
 func (s *Session) explainAccess(ctx context.Context, st *lang.ExplainAccess) (result.Result, error) {
 	bindings, by, err := s.cl.DescribeACLs(ctx, resourceFilter(&st.Resource, nil))
 	if err != nil {
-		return nil, fmt.Errorf("EXPLAIN ACCESS: %w", err)
+		return nil, err
 	}
 	if by < 0 { // answered by a bootstrap seed: ask a broker by id for its configs
 		if m, err := s.cl.Metadata(ctx, []string{}); err == nil && len(m.Brokers) > 0 {

@@ -72,7 +72,7 @@ func TestEvaluateAccessFollowsTheStandardAuthorizer(t *testing.T) {
 			bind(alice, "*", "WRITE", "ALLOW", "TRANSACTIONAL_ID", "tx-", "PREFIXED"), bind(alice, "*", "WRITE", "ALLOW", "TOPIC", "tx-1", "LITERAL")},
 			known, allowed, "PREFIXED \"tx-\" starts \"tx-1\"", 1},
 		{"super users unknown", "EXPLAIN ACCESS 'User:alice' READ ON TOPIC p", nil,
-			brokerAuthz{broker: 3}, denied, "kql could not read it from broker 3; the default is false", 1},
+			brokerAuthz{broker: 3}, denied, "kql could not read it from broker 3; the default is false) (unless User:alice is a super user: broker 3 does not disclose super.users)", 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,4 +118,20 @@ func TestExplainAccessReadsTheAuthorizerConfigFromOneBroker(t *testing.T) {
 			require.Equal(t, 1, acl[id], "the configs of the broker whose bindings were read, from that broker")
 		}
 	})
+}
+
+// TestParseAuthzTellsUnknownFromEmpty: super.users as Kafka 4 lists it
+// (sensitive, no value) is unknown, not "no super users".
+func TestParseAuthzTellsUnknownFromEmpty(t *testing.T) {
+	v := func(s string) *string { return &s }
+	a := parseAuthz(2, []kafka.ConfigEntry{{Name: "super.users", Sensitive: true}})
+	require.Nil(t, a.superUsers)
+	require.ErrorContains(t, a.err, "reports it as sensitive")
+	require.Nil(t, a.allowIfNoACLs)
+	a = parseAuthz(2, []kafka.ConfigEntry{{Name: "super.users", Value: v("User:admin; User:ops")}, {Name: "allow.everyone.if.no.acl.found", Value: v("true")}})
+	require.Equal(t, []string{"User:admin", "User:ops"}, a.superUsers)
+	require.True(t, *a.allowIfNoACLs)
+	a = parseAuthz(2, []kafka.ConfigEntry{{Name: "log.dirs", Value: v("/d")}})
+	require.Nil(t, a.superUsers)
+	require.ErrorContains(t, a.err, "does not list super.users")
 }

@@ -74,7 +74,7 @@ func resourceFilter(r *lang.ACLResource, principal *string) kafka.ACLFilter {
 func (s *Session) showACLs(ctx context.Context, st *lang.ShowACLs) (result.Result, error) {
 	bindings, _, err := s.cl.DescribeACLs(ctx, resourceFilter(st.On, st.Principal))
 	if err != nil {
-		return nil, fmt.Errorf("SHOW ACLS: %w", err)
+		return nil, err
 	}
 	rows := []result.Row{}
 	for _, b := range bindings {
@@ -121,7 +121,7 @@ func (s *Session) grant(ctx context.Context, st *lang.Grant) (result.Result, err
 	verb := grantVerb(st)
 	results, _, err := s.cl.CreateACLs(ctx, grantBindings(st))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", verb, err)
+		return nil, err
 	}
 	var rows []result.Row
 	var created []kafka.ACLBinding
@@ -138,7 +138,7 @@ func (s *Session) grant(ctx context.Context, st *lang.Grant) (result.Result, err
 	if len(created) == 0 {
 		// Nothing was created: the refusal is the answer (an authorization
 		// failure then names the principal kql is).
-		return nil, fmt.Errorf("%s: %w", verb, errors.Join(failed...))
+		return nil, errors.Join(failed...)
 	}
 	res := result.NewSlice(aclChangeCols, rows)
 	if failed != nil {
@@ -192,7 +192,7 @@ func (s *Session) revoke(ctx context.Context, st *lang.Revoke) (result.Result, e
 	if !st.Execute {
 		bs, err := s.revokeMatches(ctx, st)
 		if err != nil {
-			return nil, fmt.Errorf("REVOKE: %w", err)
+			return nil, err
 		}
 		rows := make([]result.Row, len(bs))
 		for i, b := range bs {
@@ -208,7 +208,7 @@ func (s *Session) revoke(ctx context.Context, st *lang.Revoke) (result.Result, e
 	}
 	dels, _, err := s.cl.DeleteACLs(ctx, revokeFilters(st))
 	if err != nil {
-		return nil, fmt.Errorf("REVOKE: %w", err)
+		return nil, err
 	}
 	var rows []result.Row
 	var removed []kafka.ACLBinding
@@ -229,7 +229,7 @@ func (s *Session) revoke(ctx context.Context, st *lang.Revoke) (result.Result, e
 		}
 	}
 	if len(rows) == 0 && failed != nil {
-		return nil, fmt.Errorf("REVOKE: %w", errors.Join(failed...))
+		return nil, errors.Join(failed...)
 	}
 	slices.SortStableFunc(rows, func(a, b result.Row) int { return compareRows(a, b) })
 	res := result.NewSlice(aclChangeCols, rows)
