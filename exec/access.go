@@ -63,12 +63,11 @@ func evaluateAccess(st *lang.ExplainAccess, bindings []kafka.ACLBinding, authz b
 		return []accessRow{{allowed, fmt.Sprintf("%s is a super user (super.users on broker %d): the authorizer allows it everything, whatever the bindings", st.Principal, authz.broker), nil}}, nil
 	}
 	if authz.superUsers == nil {
-		notes = append(notes, fmt.Sprintf("notice: kql could not read super.users from broker %d (%v): the answer assumes %s is not a super user; a super user is allowed everything", authz.broker, authz.err, st.Principal))
+		// Only a denial depends on it: a super user is allowed everything.
 		defer func() {
-			for i := range rows {
-				if rows[i].answer == denied {
-					rows[i].reason += fmt.Sprintf(" (unless %s is a super user: broker %d does not disclose super.users)", st.Principal, authz.broker)
-				}
+			if len(rows) > 0 && rows[0].answer == denied {
+				rows[0].reason += fmt.Sprintf(" (unless %s is a super user: broker %d does not disclose super.users)", st.Principal, authz.broker)
+				notes = append(notes, fmt.Sprintf("notice: kql could not read super.users from broker %d (%v): the answer assumes %s is not a super user", authz.broker, authz.err, st.Principal))
 			}
 		}()
 	}
@@ -108,7 +107,7 @@ func evaluateAccess(st *lang.ExplainAccess, bindings []kafka.ACLBinding, authz b
 		case matchWildcard:
 			why = append(why, fmt.Sprintf("'*' is every %s", strings.ToLower(b.ResourceType)))
 		case matchPrefixed:
-			why = append(why, fmt.Sprintf("PREFIXED %q starts %q", b.ResourceName, st.Resource.Name))
+			why = append(why, fmt.Sprintf("PREFIXED '%s' starts '%s'", b.ResourceName, st.Resource.Name))
 		}
 		if b.Host == "*" {
 			why = append(why, "from every host")

@@ -43,7 +43,7 @@ func TestEvaluateAccessFollowsTheStandardAuthorizer(t *testing.T) {
 		{"deny wins", "EXPLAIN ACCESS 'User:alice' READ ON TOPIC payments", []kafka.ACLBinding{
 			bind(alice, "*", "READ", "ALLOW", "TOPIC", "payments", "LITERAL"),
 			bind("User:*", "*", "READ", "DENY", "TOPIC", "pay", "PREFIXED")},
-			known, denied, "DENY READ; 'User:*' is every user; PREFIXED \"pay\" starts \"payments\"; from every host: a DENY wins over every ALLOW", 2},
+			known, denied, "DENY READ; 'User:*' is every user; PREFIXED 'pay' starts 'payments'; from every host: a DENY wins over every ALLOW", 2},
 		{"ALL allows", "EXPLAIN ACCESS 'User:alice' WRITE ON TOPIC p", []kafka.ACLBinding{bind(alice, "*", "ALL", "ALLOW", "TOPIC", "*", "LITERAL")},
 			known, allowed, "ALLOW ALL covers WRITE; '*' is every topic", 1},
 		{"ALL denies", "EXPLAIN ACCESS 'User:alice' DESCRIBE ON GROUP g", []kafka.ACLBinding{
@@ -70,7 +70,7 @@ func TestEvaluateAccessFollowsTheStandardAuthorizer(t *testing.T) {
 			known, denied, "from host 10.0.0.6", 1},
 		{"transactional id prefix", "EXPLAIN ACCESS 'User:alice' WRITE ON TRANSACTIONAL ID 'tx-1'", []kafka.ACLBinding{
 			bind(alice, "*", "WRITE", "ALLOW", "TRANSACTIONAL_ID", "tx-", "PREFIXED"), bind(alice, "*", "WRITE", "ALLOW", "TOPIC", "tx-1", "LITERAL")},
-			known, allowed, "PREFIXED \"tx-\" starts \"tx-1\"", 1},
+			known, allowed, "PREFIXED 'tx-' starts 'tx-1'", 1},
 		{"super users unknown", "EXPLAIN ACCESS 'User:alice' READ ON TOPIC p", nil,
 			brokerAuthz{broker: 3}, denied, "kql could not read it from broker 3; the default is false) (unless User:alice is a super user: broker 3 does not disclose super.users)", 1},
 	}

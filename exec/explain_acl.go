@@ -8,7 +8,7 @@ import (
 )
 
 // forwarded says where a KRaft broker sends an ACL change (KIP-590).
-const forwarded = " (the broker forwards it to the active KRaft controller, which writes it to the metadata log)"
+const forwarded = " (the broker forwards it to the active KRaft controller: it writes the metadata log)"
 
 // explainACL plans the access-control statements. It reports false for a
 // statement it does not know.

@@ -191,6 +191,9 @@ func (f ACLFilter) item() string {
 		rt = "ANY"
 	}
 	item := rt + " " + name
+	if f.Operation != "" {
+		item = f.Operation + " " + item
+	}
 	if f.Principal != nil {
 		item += " for " + *f.Principal
 	}
@@ -286,7 +289,7 @@ func (c *Cluster) DeleteACLs(ctx context.Context, fs []ACLFilter) ([]ACLDeletion
 		df.ResourceType, df.ResourceName, df.ResourcePatternType = d.ResourceType, d.ResourceName, d.ResourcePatternType
 		df.Principal, df.Host, df.Operation, df.PermissionType = d.Principal, d.Host, d.Operation, d.PermissionType
 		req.Filters = append(req.Filters, df)
-		items[i] = f.Operation + " " + f.item()
+		items[i] = f.item()
 	}
 	resp, by, err := c.AnyBroker(ctx, APIDeleteACLs, items, req)
 	if err != nil {
