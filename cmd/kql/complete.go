@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -219,7 +220,23 @@ func completions(word string, before []string, topics, groups, subjects []string
 	if len(before) == 1 && prev == "EXPLAIN" {
 		return keywordSuffixes(word, append([]string{"ACCESS"}, statementVerbs...))
 	}
-	return keywordSuffixes(word, keywords())
+	return keywordSuffixes(word, contextKeywords(before))
+}
+
+// contextKeywords are the keywords worth offering after before: Kafka's
+// multi-word ACL operations (CLUSTER_ACTION, ...) only in the statements
+// that take them, so that SHOW CLU<Tab> is still CLUSTER.
+func contextKeywords(before []string) []string {
+	i := 0
+	if len(before) > 1 && strings.EqualFold(before[0], "EXPLAIN") {
+		i = 1
+	}
+	switch strings.ToUpper(before[i]) {
+	case "GRANT", "DENY", "REVOKE", "ACCESS":
+		return keywords()
+	}
+	out := keywords()
+	return slices.DeleteFunc(out, func(k string) bool { return strings.Contains(k, "_") && slices.Contains(lang.ACLOperations, k) })
 }
 
 // selectFirstFrom reports whether the words before end with the first FROM
