@@ -366,6 +366,9 @@ func statementLabel(toks []token) string {
 	if first == "DESC" {
 		first = "DESCRIBE"
 	}
+	if first == "ACCESS" {
+		return "EXPLAIN ACCESS"
+	}
 	switch first {
 	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
