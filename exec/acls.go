@@ -138,7 +138,7 @@ func (s *Session) grant(ctx context.Context, st *lang.Grant) (result.Result, err
 	if len(created) == 0 {
 		// Nothing was created: the refusal is the answer (an authorization
 		// failure then names the principal kql is).
-		return nil, errors.Join(failed...)
+		return nil, oneCause(failed)
 	}
 	res := result.NewSlice(aclChangeCols, rows)
 	if failed != nil {
@@ -229,7 +229,7 @@ func (s *Session) revoke(ctx context.Context, st *lang.Revoke) (result.Result, e
 		}
 	}
 	if len(rows) == 0 && failed != nil {
-		return nil, errors.Join(failed...)
+		return nil, oneCause(failed)
 	}
 	slices.SortStableFunc(rows, func(a, b result.Row) int { return compareRows(a, b) })
 	res := result.NewSlice(aclChangeCols, rows)
@@ -282,4 +282,16 @@ func (s *Session) aclConfirmation(ctx context.Context, stmt lang.Statement) stri
 		return q + fmt.Sprintf(": removes %s (REVOKE without EXECUTE lists them)?", countBindings(len(bs)))
 	}
 	return ""
+}
+
+// oneCause is the error of a statement none of whose items succeeded: the
+// first refusal when the authorizer refused them all (one cause, said
+// once), else every error.
+func oneCause(errs []error) error {
+	for _, err := range errs {
+		if !kafka.IsAuthorization(err) {
+			return errors.Join(errs...)
+		}
+	}
+	return errs[0]
 }

@@ -3,6 +3,7 @@ package kafka
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -101,7 +102,8 @@ func (e *ACLError) Error() string {
 func (e *ACLError) Unwrap() error { return e.Err }
 
 func kerrName(err error) string {
-	if ke, ok := err.(*kerr.Error); ok {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
 		return ke.Message
 	}
 	return err.Error()

@@ -396,8 +396,8 @@ func TestRealSecureShowACLsEqualsAclCommand(t *testing.T) {
 func TestRealSecureACLRequestsRefusedNameWhoAndWhat(t *testing.T) {
 	b := secureCluster(t)
 	for stmt, want := range map[string][]string{
-		"SHOW ACLS":                                      {"DescribeAcls", "CLUSTER_AUTHORIZATION_FAILED", "DESCRIBE operation on the CLUSTER resource", "User:bob"},
-		"GRANT READ ON TOPIC x TO 'User:bob'":            {"CreateAcls", "ALTER operation on the CLUSTER resource", "User:bob"},
+		"SHOW ACLS": {"DescribeAcls", "CLUSTER_AUTHORIZATION_FAILED", "DESCRIBE operation on the CLUSTER resource", "User:bob"},
+		"GRANT READ, DESCRIBE ON TOPIC x TO 'User:bob'":  {"CreateAcls", "ALTER operation on the CLUSTER resource", "User:bob"},
 		"REVOKE READ ON TOPIC x FROM 'User:bob'":         {"DescribeAcls", "DESCRIBE operation on the CLUSTER resource", "User:bob"},
 		"REVOKE READ ON TOPIC x FROM 'User:bob' EXECUTE": {"DeleteAcls", "ALTER operation on the CLUSTER resource", "User:bob"},
 		"EXPLAIN ACCESS 'User:bob' READ ON TOPIC x":      {"DescribeAcls", "DESCRIBE operation on the CLUSTER resource", "User:bob"},
