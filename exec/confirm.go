@@ -15,8 +15,10 @@ import (
 // brought back. Dry runs and EXPLAIN never ask.
 func NeedsConfirmation(stmt lang.Statement) bool {
 	switch st := stmt.(type) {
-	case *lang.DropTopic, *lang.DeleteGroup:
+	case *lang.DropTopic, *lang.DeleteGroup, *lang.Grant:
 		return true
+	case *lang.Revoke:
+		return st.Execute
 	case *lang.ResetGroup:
 		return st.Execute
 	case *lang.DeleteRecords:
@@ -98,6 +100,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		}
 		return q + fmt.Sprintf(": commit new offsets for %d %s of %s, lag %s -> %s?", len(plan.rows), plural(len(plan.rows), "partition", "partitions"),
 			strings.Join(topics, ", "), lag, thousands(after)), true
+	case *lang.Grant, *lang.Revoke:
+		return s.aclConfirmation(ctx, st), true
 	case *lang.DeleteRecords:
 		q := "delete records from " + lang.QuoteName(st.Topic)
 		plan, _, err := s.planDeleteRecords(ctx, st)

@@ -251,6 +251,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if err != nil {
 			return nil, err
 		}
+		ok = ok || explainACL(p, m, st.Stmt)
 		if !ok {
 			return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
 		}

@@ -111,6 +111,14 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.deleteGroup(ctx, st)
 	case *lang.DeleteRecords:
 		return s.deleteRecords(ctx, st)
+	case *lang.ShowACLs:
+		return s.showACLs(ctx, st)
+	case *lang.Grant:
+		return s.grant(ctx, st)
+	case *lang.Revoke:
+		return s.revoke(ctx, st)
+	case *lang.ExplainAccess:
+		return s.explainAccess(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

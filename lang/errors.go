@@ -3,6 +3,7 @@ package lang
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -365,6 +366,9 @@ func statementLabel(toks []token) string {
 	if first == "DESC" {
 		first = "DESCRIBE"
 	}
+	if first == "ACCESS" {
+		return "EXPLAIN ACCESS"
+	}
 	switch first {
 	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
@@ -376,7 +380,7 @@ func statementLabel(toks []token) string {
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
 	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
-	"ALTER": true, "RESET": true, "DELETE": true}
+	"ALTER": true, "RESET": true, "DELETE": true, "GRANT": true, "DENY": true, "REVOKE": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {
@@ -388,6 +392,11 @@ func (ps *parseState) syntaxError(i int) *Error {
 	}
 	e := ps.errAtToken(i, "unexpected %s", describe(tok))
 	e.Expected = exp.labels(prev)
+	if i == 0 {
+		// The grammar takes ACCESS first only to say it needs EXPLAIN.
+		e.Expected = slices.DeleteFunc(e.Expected, func(l string) bool { return l == "ACCESS" })
+	}
+	aclHint := ps.aclExpected(e, exp, prev)
 	word := ""
 	if tok.kind == tkWord {
 		word = strings.ToUpper(tok.text)
@@ -417,6 +426,9 @@ func (ps *parseState) syntaxError(i int) *Error {
 			label = ps.label
 		}
 		e.Msg = fmt.Sprintf("unexpected %s after a complete %s statement", describe(tok), label)
+	}
+	if e.Hint == "" {
+		e.Hint = aclHint
 	}
 	if e.Hint == "" {
 		e.Hint = ps.adminHint(i, word)

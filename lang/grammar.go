@@ -44,8 +44,9 @@ var tokenTypes = map[tokKind]lexer.TokenType{
 }
 
 type gRoot struct {
-	Explain bool   `parser:"@'EXPLAIN'?"`
-	Stmt    *gStmt `parser:"@@"`
+	Explain bool     `parser:"@'EXPLAIN'?"`
+	Access  *gAccess `parser:"( @@"`
+	Stmt    *gStmt   `parser:"| @@ )"`
 }
 
 type gStmt struct {
@@ -58,6 +59,8 @@ type gStmt struct {
 	Alter    *gAlter    `parser:"| @@"`
 	Reset    *gReset    `parser:"| @@"`
 	Delete   *gDelete   `parser:"| @@"`
+	Grant    *gGrant    `parser:"| @@"`
+	Revoke   *gRevoke   `parser:"| @@"`
 }
 
 type gShow struct {
@@ -68,7 +71,8 @@ type gShow struct {
 	PLike   *gLike          `parser:"         @@?"`
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
-	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@ )"`
+	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@"`
+	ACLs    *gShowACLs      `parser:"       | @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
 

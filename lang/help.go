@@ -72,8 +72,31 @@ var statementHelp = []HelpEntry{
 	{"SHOW SCHEMAS", "SHOW SCHEMAS FOR TOPIC name" + metaSuffix +
 		"\n  the subjects name-key and name-value (TopicNameStrategy); columns: side, subject, latest_version, latest_id, type",
 		"SHOW SCHEMAS FOR TOPIC payments"},
+	{"SHOW ACLS", "SHOW ACLS [ON resource] [FOR 'principal']" + metaSuffix + "\n" + aclResourceHelp +
+		"\n  columns: principal, host, operation, permission, resource_type, resource_name, pattern_type, matched_by;" +
+		"\n  with ON, every binding that applies to the resource: its own, the '*' of its kind and the PREFIXED\n  ones whose prefix starts its name; matched_by says which (LITERAL, WILDCARD, PREFIXED)",
+		"SHOW ACLS ON TOPIC payments FOR 'User:alice'"},
+	{"GRANT", "GRANT op [, op ...] ON resource [PREFIXED] TO 'principal' [HOST 'ip']\n" + aclResourceHelp + "\n" + aclOpHelp +
+		"\n  one ALLOW binding per operation; without HOST for every host ('*'); PREFIXED: every name that starts so",
+		"GRANT READ, DESCRIBE ON TOPIC payments TO 'User:alice'"},
+	{"DENY", "DENY op [, op ...] ON resource [PREFIXED] TO 'principal' [HOST 'ip']\n  like GRANT, with DENY bindings: a matching DENY wins over every ALLOW",
+		"DENY WRITE ON TOPIC payments TO 'User:bob'"},
+	{"REVOKE", "REVOKE op [, op ...] ON resource [PREFIXED] FROM 'principal' [HOST 'ip'] [EXECUTE]\n" +
+		"  removes the bindings of those operations on exactly that pattern, ALLOW and DENY, from that host\n" +
+		"  (without HOST: every host); without EXECUTE a dry run: lists what would be removed and changes nothing",
+		"REVOKE READ ON TOPIC payments FROM 'User:alice'"},
+	{"EXPLAIN ACCESS", "EXPLAIN ACCESS 'principal' op ON resource [HOST 'ip']\n" +
+		"  would the authorizer allow it, and which bindings decide (Kafka's StandardAuthorizer rules:\n" +
+		"  super users, DENY wins, ALL, 'User:*', '*' and PREFIXED resources, READ/WRITE/DELETE/ALTER imply DESCRIBE)",
+		"EXPLAIN ACCESS 'User:alice' READ ON TOPIC payments"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
+
+const (
+	aclResourceHelp = "  resource := TOPIC name | GROUP name | CLUSTER | TRANSACTIONAL ID name   (name * : every one)"
+	aclOpHelp       = "  op := ALL | READ | WRITE | CREATE | DELETE | ALTER | DESCRIBE | CLUSTER_ACTION | DESCRIBE_CONFIGS\n" +
+		"        | ALTER_CONFIGS | IDEMPOTENT_WRITE | CREATE_TOKENS | DESCRIBE_TOKENS | TWO_PHASE_COMMIT"
+)
 
 // StatementHelp returns one entry per statement, in the order \help lists them.
 func StatementHelp() []HelpEntry {

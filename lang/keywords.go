@@ -20,6 +20,10 @@ var keywordOrder = []string{
 	"CONFIGS", "BROKER", "SET", "UNSET",
 	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 	"SUBJECTS", "SCHEMAS", "SUBJECT",
+	// access control (ast_acl.go); GRANT, DENY and REVOKE start statements
+	"GRANT", "DENY", "REVOKE", "ACCESS", "ACLS", "ON", "TRANSACTIONAL", "PREFIXED", "HOST",
+	"READ", "WRITE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE",
+	"CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

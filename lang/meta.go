@@ -17,6 +17,8 @@ var metaColumns = map[string][]string{
 	"SHOW SUBJECTS":    {"subject", "type", "latest_version", "latest_id", "compatibility"},
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
+
+	"SHOW ACLS": {"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type", "matched_by"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -49,6 +51,8 @@ func metaName(s Statement) string {
 		return "DESCRIBE SUBJECT"
 	case *ShowSchemas:
 		return "SHOW SCHEMAS"
+	case *ShowACLs:
+		return "SHOW ACLS"
 	}
 	return ""
 }

@@ -143,6 +143,9 @@ func (ps *parseState) parseAll() (Statement, *Error, bool) {
 // convert turns the grammar's tree into the AST, checking what the grammar
 // does not: ranges, repeated clauses and required clauses.
 func (ps *parseState) convert(r *gRoot) (Statement, *Error) {
+	if r.Access != nil {
+		return ps.explainAccess(r.Access, r.Explain)
+	}
 	st, e := ps.statement(r.Stmt)
 	if e != nil {
 		return nil, e
@@ -190,6 +193,10 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.reset(g.Reset)
 	case g.Delete != nil:
 		return ps.deleteStmt(g.Delete)
+	case g.Grant != nil:
+		return ps.grant(g.Grant)
+	case g.Revoke != nil:
+		return ps.revoke(g.Revoke)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
@@ -207,6 +214,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Schemas != nil {
 		return ps.showSchemas(g)
+	}
+	if g.ACLs != nil {
+		return ps.showACLs(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -212,11 +213,30 @@ func completions(word string, before []string, topics, groups, subjects []string
 	if quoted {
 		return nil
 	}
-	if len(before) == 0 || len(before) == 1 && prev == "EXPLAIN" {
+	if len(before) == 0 {
 		// A statement starts with its verb: sh<Tab> is SHOW, not SHIFT.
 		return keywordSuffixes(word, statementVerbs)
 	}
-	return keywordSuffixes(word, keywords())
+	if len(before) == 1 && prev == "EXPLAIN" {
+		return keywordSuffixes(word, append([]string{"ACCESS"}, statementVerbs...))
+	}
+	return keywordSuffixes(word, contextKeywords(before))
+}
+
+// contextKeywords are the keywords worth offering after before: Kafka's
+// multi-word ACL operations (CLUSTER_ACTION, ...) only in the statements
+// that take them, so that SHOW CLU<Tab> is still CLUSTER.
+func contextKeywords(before []string) []string {
+	i := 0
+	if len(before) > 1 && strings.EqualFold(before[0], "EXPLAIN") {
+		i = 1
+	}
+	switch strings.ToUpper(before[i]) {
+	case "GRANT", "DENY", "REVOKE", "ACCESS":
+		return keywords()
+	}
+	out := keywords()
+	return slices.DeleteFunc(out, func(k string) bool { return strings.Contains(k, "_") && slices.Contains(lang.ACLOperations, k) })
 }
 
 // selectFirstFrom reports whether the words before end with the first FROM
@@ -238,8 +258,8 @@ func selectFirstFrom(before []string) bool {
 	return froms == 1
 }
 
-var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
-	"PRODUCE", "RESET", "SELECT", "SHOW"}
+var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DENY", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+	"GRANT", "PRODUCE", "RESET", "REVOKE", "SELECT", "SHOW"}
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.
 func keywordSuffixes(word string, kws []string) []string {

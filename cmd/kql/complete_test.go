@@ -40,6 +40,15 @@ func TestCompletions(t *testing.T) {
 		{"DESCRIBE SUBJECT pay", []string{"ments-value "}}, // the registry's subjects
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 'pay", []string{"ments-value' "}},
 		{"PRODUCE INTO orders VALUE '{}' VALUE SCHEMA 's' MESSAGE O", nil}, // not keywords: a message name
+		{"gr", []string{"ant "}},                                           // the access-control statements
+		{"REV", []string{"OKE "}},
+		{"EXPLAIN ACC", []string{"ESS "}},
+		{"GRANT IDEMPOTENT_W", []string{"RITE "}},
+		{"GRANT READ ON TOPIC pay", []string{"ments "}},
+		{"REVOKE READ ON GROUP bi", []string{"lling "}},
+		{"SHOW AC", []string{"LS "}},
+		{"SHOW CLU", []string{"STER "}}, // not CLUSTER_ACTION: only ACL statements take it
+		{"EXPLAIN ACCESS 'User:a' CLUSTER_A", []string{"CTION "}},
 	} {
 		line := []rune(tc.line)
 		c := &nameCache{topics: topics, groups: groups, subjects: []string{"payments-value"}, loaded: time.Now(), ctx: context.Background()}
@@ -127,5 +136,18 @@ func TestCompletionNeverBlocksOnTheCluster(t *testing.T) {
 			t.Fatalf("the background refresh never filled the cache: %q", got)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCompletionKeepsACLOperationsToACLStatements: Kafka's multi-word
+// operations are keywords, but outside GRANT, DENY, REVOKE and EXPLAIN
+// ACCESS they would only stand in the way (SHOW CLU<Tab> must stay
+// CLUSTER, a unique completion).
+func TestCompletionKeepsACLOperationsToACLStatements(t *testing.T) {
+	if got := completions("CLU", []string{"SHOW"}, nil, nil, nil); !reflect.DeepEqual(got, []string{"STER "}) {
+		t.Errorf("SHOW CLU: %q, want exactly [STER ]", got)
+	}
+	if got := completions("CLU", []string{"GRANT"}, nil, nil, nil); !reflect.DeepEqual(got, []string{"STER ", "STER_ACTION "}) {
+		t.Errorf("GRANT CLU: %q, want CLUSTER and CLUSTER_ACTION", got)
 	}
 }

@@ -115,16 +115,47 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 	if err := checkLibs(dl, version); err != nil {
 		return "", fmt.Errorf("Maven finished but the download is incomplete: %w", err)
 	}
-	if err := os.Rename(dl, libs); err != nil {
-		return "", fmt.Errorf("moving the Kafka jars into the cache: %w", err)
+	if err := installLibs(dl, libs); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(log, "kafkatest: fetched Apache Kafka %s jars in %s\n", version, time.Since(start).Round(100*time.Millisecond))
 	return libs, nil
 }
 
-// checkLibs says whether dir looks like a complete set of broker jars.
+// installLibs moves a complete download into the cache. A cache filled
+// before the pom asked for Kafka's tools (kafka-tools, for AclCommand) is
+// completed in place, one jar at a time, never replaced: brokers of other
+// test binaries may be running from it, and a JVM opens its class path's
+// jars lazily. The jars already there keep their versions (Maven resolved
+// the same ones: the tools only add artifacts).
+func installLibs(dl, libs string) error {
+	if _, err := os.Stat(libs); err != nil {
+		if err := os.Rename(dl, libs); err != nil {
+			return fmt.Errorf("moving the Kafka jars into the cache: %w", err)
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(dl)
+	if err != nil {
+		return fmt.Errorf("reading the Kafka jar download: %w", err)
+	}
+	for _, e := range entries {
+		dst := filepath.Join(libs, e.Name())
+		if _, err := os.Stat(dst); err == nil {
+			continue
+		}
+		if err := os.Rename(filepath.Join(dl, e.Name()), dst); err != nil {
+			return fmt.Errorf("adding %s to the Kafka jar cache: %w", e.Name(), err)
+		}
+	}
+	return nil
+}
+
+// checkLibs says whether dir looks like a complete set of broker jars, with
+// Kafka's command-line tools (tests compare kql's answers with theirs).
 func checkLibs(dir, version string) error {
-	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar"}
+	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar",
+		"kafka-tools-" + version + ".jar"}
 	for _, w := range want {
 		if _, err := os.Stat(filepath.Join(dir, w)); err != nil {
 			return fmt.Errorf("%s has no %s", dir, w)

@@ -167,6 +167,11 @@ func TestCheckLibs(t *testing.T) {
 	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
+	// A cache filled before the tools were asked for is incomplete.
+	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "kafka-tools-4.3.1.jar") {
+		t.Fatalf("checkLibs without Kafka's tools = %v, want an error naming kafka-tools-4.3.1.jar", err)
+	}
+	os.WriteFile(filepath.Join(dir, "kafka-tools-4.3.1.jar"), nil, 0o644)
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "slf4j binding") {
 		t.Fatalf("checkLibs without a logging binding = %v, want an error about the slf4j binding", err)
 	}
@@ -176,5 +181,34 @@ func TestCheckLibs(t *testing.T) {
 	}
 	if err := checkLibs(dir, "4.2.0"); err == nil {
 		t.Fatal("checkLibs accepted jars of another version")
+	}
+}
+
+// TestInstallLibsCompletesACacheInPlace: a cache that lacks the tools'
+// jars gains them beside the ones it has, which stay as they were (a
+// running broker reads them), and a fresh cache is the download renamed.
+func TestInstallLibsCompletesACacheInPlace(t *testing.T) {
+	base := t.TempDir()
+	libs, dl := filepath.Join(base, "libs"), filepath.Join(base, "dl")
+	os.MkdirAll(libs, 0o755)
+	os.MkdirAll(dl, 0o755)
+	os.WriteFile(filepath.Join(libs, "kafka-clients-4.3.1.jar"), []byte("cached"), 0o644)
+	os.WriteFile(filepath.Join(dl, "kafka-clients-4.3.1.jar"), []byte("downloaded"), 0o644)
+	os.WriteFile(filepath.Join(dl, "kafka-tools-4.3.1.jar"), []byte("tools"), 0o644)
+	if err := installLibs(dl, libs); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(libs, "kafka-clients-4.3.1.jar")); string(b) != "cached" {
+		t.Errorf("a cached jar was replaced: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(libs, "kafka-tools-4.3.1.jar")); string(b) != "tools" {
+		t.Errorf("the tools jar was not added: %q", b)
+	}
+	fresh := filepath.Join(base, "fresh")
+	if err := installLibs(dl, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "kafka-clients-4.3.1.jar")); err != nil {
+		t.Errorf("a fresh cache is not the download: %v", err)
 	}
 }
