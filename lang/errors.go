@@ -324,6 +324,12 @@ func nameLabel(prev string) string {
 		return "a subject name"
 	case "MESSAGE":
 		return "a message name"
+	case "USER":
+		return "a user name"
+	case "CLIENT":
+		return "a client id"
+	case "IP":
+		return "an IP address"
 	case "(", ",":
 		return "a config name"
 	}
@@ -426,6 +432,9 @@ func (ps *parseState) syntaxError(i int) *Error {
 	}
 	if e.Hint == "" {
 		e.Hint = ps.schemaHint(i, exp)
+	}
+	if e.Hint == "" {
+		e.Hint = ps.usersHint(i)
 	}
 	if e.Hint == "" && tok.kind == tkPunct && cmpOps[tok.text] != 0 && exp.puncts["+"] {
 		e.Hint = "comparisons do not chain: write a = b AND b = c, or (a = b) = TRUE"

@@ -20,6 +20,8 @@ var keywordOrder = []string{
 	"CONFIGS", "BROKER", "SET", "UNSET",
 	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 	"SUBJECTS", "SCHEMAS", "SUBJECT",
+	"USERS", "USER", "PASSWORD", "MECHANISM", "SCRAM-SHA-256", "SCRAM-SHA-512", "ITERATIONS",
+	"QUOTAS", "QUOTA", "CLIENT", "IP", "DEFAULT",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -17,6 +17,9 @@ var metaColumns = map[string][]string{
 	"SHOW SUBJECTS":    {"subject", "type", "latest_version", "latest_id", "compatibility"},
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
+
+	"SHOW USERS":  {"user", "mechanism", "iterations"},
+	"SHOW QUOTAS": {"user", "client_id", "ip", "key", "value"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -49,6 +52,10 @@ func metaName(s Statement) string {
 		return "DESCRIBE SUBJECT"
 	case *ShowSchemas:
 		return "SHOW SCHEMAS"
+	case *ShowUsers:
+		return "SHOW USERS"
+	case *ShowQuotas:
+		return "SHOW QUOTAS"
 	}
 	return ""
 }

@@ -176,14 +176,22 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.consume(g.Consume)
 	case g.Produce != nil:
 		return ps.produce(g.Produce)
+	case g.Create != nil && g.Create.User != nil:
+		return ps.createUser(g.Create.User)
 	case g.Create != nil:
 		return ps.create(g.Create)
+	case g.Drop != nil && g.Drop.User != nil:
+		return ps.dropUser(g.Drop.User)
 	case g.Drop != nil:
 		name, e := ps.name(g.Drop.Topic, "topic")
 		if e != nil {
 			return nil, e
 		}
 		return &DropTopic{IfExists: g.Drop.IfExists, Topic: name}, nil
+	case g.Alter != nil && g.Alter.User != nil:
+		return ps.alterUser(g.Alter.User)
+	case g.Alter != nil && g.Alter.Quota != nil:
+		return ps.alterQuota(g.Alter.Quota)
 	case g.Alter != nil:
 		return ps.alter(g.Alter)
 	case g.Reset != nil:
@@ -208,6 +216,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	if g.Schemas != nil {
 		return ps.showSchemas(g)
 	}
+	if g.Quotas != nil {
+		return ps.showQuotas(g)
+	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {
 		if l != nil {
@@ -231,6 +242,8 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 		st = &ShowBrokers{}
 	case "CLUSTER":
 		st = &ShowCluster{}
+	case "USERS":
+		st = &ShowUsers{}
 	default: // PARTITIONS; the grammar allows nothing else
 		sp := &ShowPartitions{Like: like}
 		if g.Of != nil {
