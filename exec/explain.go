@@ -248,6 +248,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.perBroker(api, m, map[int32][]string{m.ControllerID: {name}})
 	default:
 		ok, err := s.explainAdmin(ctx, p, m, st.Stmt)
+		if err == nil && !ok {
+			ok, err = s.explainUsers(ctx, p, m, st.Stmt)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -52,7 +52,10 @@ func (a *app) repl(ctx context.Context) int {
 		a.errorf("kql: %v", err)
 		return exitFailed
 	}
-	defer r.ed.Close()
+	defer func() {
+		a.readPassword = nil
+		r.ed.Close()
+	}()
 	r.openHistory()
 	defer func() {
 		if r.hist != nil {
@@ -219,6 +222,9 @@ func (r *repl) openEditor() error {
 		ed, err := newReadlineEditor(in, a.ios.Out, a.stderr, a.complete)
 		if err == nil {
 			r.ed = ed
+			// The editor owns the terminal while the shell runs: a
+			// password is read through it, not past it.
+			a.readPassword = ed.rl.ReadPassword
 			return nil
 		}
 		a.warnf("line editing is off: %v", err)
