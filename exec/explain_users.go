@@ -40,7 +40,7 @@ func (s *Session) explainUsers(_ context.Context, p *planner, m *kafka.Metadata,
 		controller("AlterUserScramCredentials", fmt.Sprintf("upsert %s %s iterations=%d", x.User, mech, iters))
 		everyBroker(p, m, "DescribeUserScramCredentials", x.User+" (until every broker has the credential)")
 	case *lang.AlterUser:
-		which := "every mechanism the user has"
+		which := "each mechanism the user has, one request each"
 		if x.Mechanism != 0 {
 			which = x.Mechanism.String()
 		}
@@ -48,7 +48,7 @@ func (s *Session) explainUsers(_ context.Context, p *planner, m *kafka.Metadata,
 		p.note("the new password is asked for here (a prompt without echo, or $KQL_NEW_PASSWORD); only its salted form is sent")
 		controller("AlterUserScramCredentials", "upsert "+x.User+" "+which)
 	case *lang.DropUser:
-		which := "every mechanism the user has"
+		which := "each mechanism the user has, one request each"
 		if x.Mechanism != 0 {
 			which = x.Mechanism.String()
 		}

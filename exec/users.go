@@ -125,22 +125,52 @@ func (s *Session) newPassword(ctx context.Context, what, user string) (string, e
 	return pw, nil
 }
 
-// alterScram sends one change and turns the user's answer into an error.
-func (s *Session) alterScram(ctx context.Context, what string, del []kafka.ScramDeletion, up []kafka.ScramUpsert) error {
-	results, err := s.cl.AlterUserScram(ctx, del, up)
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
-	}
-	var errs []error
-	for _, r := range results {
-		if r.Err != nil {
-			errs = append(errs, r.Err)
+// scramChange is one credential's change and its row in the result.
+type scramChange struct {
+	del *kafka.ScramDeletion
+	up  *kafka.ScramUpsert
+	row result.Row // user, mechanism, iterations, result
+}
+
+// applyScram sends the changes one request each: Kafka takes a user only
+// once per AlterUserScramCredentials, so a user's two mechanisms are two
+// requests. A change that failed is a row with its error and makes the
+// result partial; nothing changed at all is an error.
+func (s *Session) applyScram(ctx context.Context, what string, changes []scramChange) (*result.Slice, error) {
+	rows := make([]result.Row, 0, len(changes))
+	var failed []error
+	for _, ch := range changes {
+		var del []kafka.ScramDeletion
+		var up []kafka.ScramUpsert
+		if ch.del != nil {
+			del = []kafka.ScramDeletion{*ch.del}
 		}
+		if ch.up != nil {
+			up = []kafka.ScramUpsert{*ch.up}
+		}
+		err := ctx.Err() // after a cancel, nothing more is sent
+		if err == nil {
+			err = s.cl.AlterUserScramOne(ctx, del, up)
+		}
+		row := ch.row
+		if err != nil {
+			row = append(result.Row(nil), ch.row...)
+			row[3] = "failed: " + err.Error()
+			failed = append(failed, err)
+		}
+		rows = append(rows, row)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %w", what, errors.Join(errs...))
+	switch {
+	case len(failed) == len(changes) && len(failed) == 1:
+		return nil, fmt.Errorf("%s: %w", what, failed[0])
+	case len(failed) == len(changes):
+		return nil, fmt.Errorf("%s: nothing was changed: %w", what, errors.Join(failed...))
 	}
-	return nil
+	res := result.NewSlice(userCols, rows)
+	if failed != nil {
+		res.Failure = &result.PartialError{What: what, Missing: failed}
+	}
+	return res, nil
 }
 
 func (s *Session) createUser(ctx context.Context, st *lang.CreateUser) (result.Result, error) {
@@ -167,10 +197,12 @@ func (s *Session) createUser(ctx context.Context, st *lang.CreateUser) (result.R
 	if err != nil {
 		return nil, err
 	}
-	if err := s.alterScram(ctx, what, nil, []kafka.ScramUpsert{{User: st.User, Mechanism: mech, Iterations: iters, Password: pw}}); err != nil {
+	res, err := s.applyScram(ctx, what, []scramChange{{
+		up:  &kafka.ScramUpsert{User: st.User, Mechanism: mech, Iterations: iters, Password: pw},
+		row: result.Row{st.User, mech.String(), int64(iters), "created"}}})
+	if err != nil {
 		return nil, err
 	}
-	res := result.NewSlice(userCols, []result.Row{{st.User, mech.String(), int64(iters), "created"}})
 	if !s.cl.WaitUserScram(ctx, st.User, mech, true, userSettle) {
 		res.Notes = append(res.Notes, fmt.Sprintf("notice: user %q was created, but not every broker knew its %s credential after %s; a login right now may still fail on some brokers", st.User, mech, userSettle))
 	}
@@ -187,14 +219,13 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 		return nil, fmt.Errorf("%s: there is no user %q (it has no SCRAM credential; SHOW USERS lists the users): CREATE USER %s creates it",
 			what, st.User, lang.QuoteName(st.User))
 	}
-	var up []kafka.ScramUpsert
-	var rows []result.Row
+	var changes []scramChange
 	add := func(m kafka.ScramMechanism, iters int32, outcome string) {
 		if st.Iterations != 0 {
 			iters = st.Iterations
 		}
-		up = append(up, kafka.ScramUpsert{User: st.User, Mechanism: m, Iterations: iters})
-		rows = append(rows, result.Row{st.User, m.String(), int64(iters), outcome})
+		changes = append(changes, scramChange{up: &kafka.ScramUpsert{User: st.User, Mechanism: m, Iterations: iters},
+			row: result.Row{st.User, m.String(), int64(iters), outcome}})
 	}
 	if st.Mechanism != 0 {
 		m := kafkaMechanism(st.Mechanism)
@@ -214,13 +245,10 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 	if err != nil {
 		return nil, err
 	}
-	for i := range up {
-		up[i].Password = pw
+	for _, ch := range changes {
+		ch.up.Password = pw
 	}
-	if err := s.alterScram(ctx, what, nil, up); err != nil {
-		return nil, err
-	}
-	return result.NewSlice(userCols, rows), nil
+	return s.applyScram(ctx, what, changes)
 }
 
 func (s *Session) dropUser(ctx context.Context, st *lang.DropUser) (result.Result, error) {
@@ -245,17 +273,19 @@ func (s *Session) dropUser(ctx context.Context, st *lang.DropUser) (result.Resul
 			return nil, fmt.Errorf("%s MECHANISM %s: the user has no %s credential, only %s", what, m, m, mechanisms(creds))
 		}
 	}
-	var del []kafka.ScramDeletion
-	var rows []result.Row
+	var changes []scramChange
 	for _, c := range drop {
-		del = append(del, kafka.ScramDeletion{User: st.User, Mechanism: c.Mechanism})
-		rows = append(rows, result.Row{st.User, c.Mechanism.String(), int64(c.Iterations), "dropped"})
+		changes = append(changes, scramChange{del: &kafka.ScramDeletion{User: st.User, Mechanism: c.Mechanism},
+			row: result.Row{st.User, c.Mechanism.String(), int64(c.Iterations), "dropped"}})
 	}
-	if err := s.alterScram(ctx, what, del, nil); err != nil {
+	res, err := s.applyScram(ctx, what, changes)
+	if err != nil {
 		return nil, err
 	}
-	res := result.NewSlice(userCols, rows)
-	for _, c := range drop {
+	for i, c := range drop {
+		if res.Rows[i][3] != "dropped" {
+			continue
+		}
 		if !s.cl.WaitUserScram(ctx, st.User, c.Mechanism, false, userSettle) {
 			res.Notes = append(res.Notes, fmt.Sprintf("notice: the %s credential of %q was dropped, but not every broker had forgotten it after %s; a login right now may still succeed on some brokers", c.Mechanism, st.User, userSettle))
 		}

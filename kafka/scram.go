@@ -267,3 +267,22 @@ func (c *Cluster) WaitUserScram(ctx context.Context, user string, mech ScramMech
 		}
 	}
 }
+
+// AlterUserScramOne sends one AlterUserScramCredentials and returns the
+// one user's error, or a request error; nil: done.
+func (c *Cluster) AlterUserScramOne(ctx context.Context, del []ScramDeletion, up []ScramUpsert) error {
+	results, err := c.AlterUserScram(ctx, del, up)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("AlterUserScramCredentials: the broker's answer named no user")
+	}
+	return errors.Join(errs...)
+}
