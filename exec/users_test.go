@@ -252,4 +252,3 @@ func TestUsersAndQuotasConfirmation(t *testing.T) {
 	require.False(t, NeedsConfirmation(&lang.ShowUsers{}))
 	require.False(t, NeedsConfirmation(&lang.Explain{Stmt: &lang.DropUser{User: "frank"}}))
 }
-
