@@ -203,7 +203,7 @@ func (s *Session) createUser(ctx context.Context, st *lang.CreateUser) (result.R
 	if err != nil {
 		return nil, err
 	}
-	if !s.cl.WaitUserScram(ctx, st.User, mech, true, userSettle) {
+	if !s.cl.WaitUserScram(ctx, st.User, mech, iters, userSettle) {
 		res.Notes = append(res.Notes, fmt.Sprintf("notice: user %q was created, but not every broker knew its %s credential after %s; a login right now may still fail on some brokers", st.User, mech, userSettle))
 	}
 	return res, nil
@@ -248,7 +248,23 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 	for _, ch := range changes {
 		ch.up.Password = pw
 	}
-	return s.applyScram(ctx, what, changes)
+	res, err := s.applyScram(ctx, what, changes)
+	if err != nil {
+		return nil, err
+	}
+	// New iterations show in every broker's answer once it has the new
+	// credential: wait for that, as CREATE does (the same iterations
+	// cannot be told from the old credential; a broker has it a moment
+	// after the answer).
+	for i, ch := range changes {
+		if st.Iterations == 0 || res.Rows[i][3] == nil || strings.HasPrefix(res.Rows[i][3].(string), "failed") {
+			continue
+		}
+		if !s.cl.WaitUserScram(ctx, st.User, ch.up.Mechanism, ch.up.Iterations, userSettle) {
+			res.Notes = append(res.Notes, fmt.Sprintf("notice: the %s password of %q was changed, but not every broker had it after %s; a login right now may still need the old password on some brokers", ch.up.Mechanism, st.User, userSettle))
+		}
+	}
+	return res, nil
 }
 
 func (s *Session) dropUser(ctx context.Context, st *lang.DropUser) (result.Result, error) {
@@ -286,7 +302,7 @@ func (s *Session) dropUser(ctx context.Context, st *lang.DropUser) (result.Resul
 		if res.Rows[i][3] != "dropped" {
 			continue
 		}
-		if !s.cl.WaitUserScram(ctx, st.User, c.Mechanism, false, userSettle) {
+		if !s.cl.WaitUserScram(ctx, st.User, c.Mechanism, 0, userSettle) {
 			res.Notes = append(res.Notes, fmt.Sprintf("notice: the %s credential of %q was dropped, but not every broker had forgotten it after %s; a login right now may still succeed on some brokers", c.Mechanism, st.User, userSettle))
 		}
 	}

@@ -135,6 +135,11 @@ func TestUsersRouting(t *testing.T) {
 	mustRun(t, f.sess, &lang.AlterUser{User: "dave"})
 	require.Equal(t, map[int32]int{ctl: 3}, f.trace.count("AlterUserScramCredentials"), "ALTER of two mechanisms is two requests (a user once per request)")
 
+	f.trace.reset()
+	mustRun(t, f.sess, &lang.AlterQuota{Entity: quotaFor(lang.QuotaPart{Kind: lang.QuotaUser, Name: "dave"}),
+		Set: []lang.QuotaValue{{Key: "consumer_byte_rate", Value: 4096}}})
+	require.Equal(t, map[int32]int{ctl: 1}, f.trace.count("AlterClientQuotas"), "the quota write goes where admin requests are accepted")
+
 	// The broker asked first fails the request: another answers.
 	mustRun(t, f.sess, &lang.ShowUsers{})
 	var first int32 = -1

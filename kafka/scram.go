@@ -249,11 +249,12 @@ func (c *Cluster) AlterUserScram(ctx context.Context, del []ScramDeletion, up []
 }
 
 // WaitUserScram waits (up to bound, or ctx) until every broker describes
-// user's credential of mech as present (or, with present false, absent):
-// brokers learn of a change from the metadata log one after the other, and
-// a login on a broker that has not yet seen a new credential fails. It
-// reports whether they agreed in time.
-func (c *Cluster) WaitUserScram(ctx context.Context, user string, mech ScramMechanism, present bool, bound time.Duration) bool {
+// user's credential of mech with these iterations (or, with iterations 0,
+// no such credential): brokers learn of a change from the metadata log one
+// after the other, and a login on a broker that has not yet seen a new
+// credential fails. A new password with the same iterations cannot be
+// told apart this way. It reports whether they agreed in time.
+func (c *Cluster) WaitUserScram(ctx context.Context, user string, mech ScramMechanism, iterations int32, bound time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	build := func() kmsg.Request {
@@ -268,13 +269,15 @@ func (c *Cluster) WaitUserScram(ctx context.Context, user string, mech ScramMech
 		if err == nil && len(failed) == 0 {
 			agree := true
 			for _, a := range answers {
-				has := false
+				var has int32
 				for _, r := range a.Resp.(*kmsg.DescribeUserSCRAMCredentialsResponse).Results {
 					for _, ci := range r.CredentialInfos {
-						has = has || r.User == user && ScramMechanism(ci.Mechanism) == mech
+						if r.User == user && ScramMechanism(ci.Mechanism) == mech {
+							has = ci.Iterations
+						}
 					}
 				}
-				agree = agree && has == present
+				agree = agree && has == iterations
 			}
 			if agree {
 				return true
