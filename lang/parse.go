@@ -42,6 +42,9 @@ func (e *Error) shift(line, col int) {
 		return
 	}
 	if e.Line == 1 {
+		for i := range e.masks {
+			e.masks[i][0] += col - 1
+		}
 		e.Col += col - 1
 		if e.SourceLine != "" {
 			e.SourceLine = strings.Repeat(" ", col-1) + e.SourceLine

@@ -285,3 +285,45 @@ func (ps *parseState) usersHint(i int) string {
 	}
 	return ""
 }
+
+// maskPasswords hides what may be a password typed into CREATE or ALTER
+// USER (the strings after the user's name) from the error that names the
+// slip: the message does not quote it and the source line shows '*'.
+func (ps *parseState) maskPasswords(e *Error, i int) {
+	if !strings.HasPrefix(e.Hint, "a password is never written") {
+		return
+	}
+	if ps.toks[i].kind == tkString {
+		e.Msg = "a password is never written in a statement"
+		e.Hint = "kql asks for the new password without echo on a terminal, or reads it from $KQL_NEW_PASSWORD"
+	}
+	start := 0
+	if strings.EqualFold(ps.toks[0].text, "EXPLAIN") {
+		start = 1
+	}
+	for _, t := range ps.toks[min(start+3, len(ps.toks)):] {
+		if t.kind == tkString && t.line == ps.toks[i].line {
+			e.masks = append(e.masks, [2]int{t.col, t.width})
+		}
+	}
+}
+
+// HoldsSecret reports whether the error is about a password typed into a
+// statement: the shell keeps such a statement out of its history.
+func (e *Error) HoldsSecret() bool { return len(e.masks) > 0 }
+
+// maskedLine is SourceLine with the masked columns as '*'.
+func (e *Error) maskedLine() string {
+	if len(e.masks) == 0 {
+		return e.SourceLine
+	}
+	line := []rune(e.SourceLine)
+	for _, m := range e.masks {
+		for c := m[0] - 1; c < m[0]-1+m[1] && c < len(line); c++ {
+			if c >= 0 {
+				line[c] = '*'
+			}
+		}
+	}
+	return string(line)
+}

@@ -151,8 +151,11 @@ func (r *repl) runStatements(ctx context.Context) replState {
 	for _, src := range r.buf.Take() {
 		stmt, err := parseSource(src)
 		if err != nil {
-			// Kept as typed, so the mistake can be recalled and fixed.
-			r.addHistory(strings.TrimSpace(src.Text))
+			// Kept as typed, so the mistake can be recalled and fixed;
+			// but never a password typed into CREATE or ALTER USER.
+			if le := (*lang.Error)(nil); !errors.As(err, &le) || !le.HoldsSecret() {
+				r.addHistory(strings.TrimSpace(src.Text))
+			}
 			r.a.errorf("%v", err)
 			continue
 		}

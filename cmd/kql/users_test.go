@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -101,4 +103,26 @@ func TestPTYNewPasswordIsAskedTwiceWithoutEcho(t *testing.T) {
 			t.Errorf("the password %s was echoed", pw)
 		}
 	}
+}
+
+// TestHistoryNeverKeepsAPasswordTypedIntoAStatement: a statement with a
+// password written into it is an error that shows the password as '*',
+// and the history does not keep it (other mistakes it keeps, to be fixed).
+func TestHistoryNeverKeepsAPasswordTypedIntoAStatement(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history")
+	h := newHarness(t)
+	h.tty = true
+	h.stdin = "ALTER USER alice PASSWORD 'hunter2-typed';\nCREATE USER bob PASSWORD 'swordfish-typed';\nSHOW TOPCS;\nSHOW TOPICS;\n"
+	r := h.run("--history-file", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pw := range []string{"hunter2-typed", "swordfish-typed"} {
+		if strings.Contains(string(data), pw) || strings.Contains(r.stdout+r.stderr, pw) {
+			t.Errorf("%s is in the history or the output:\n--- history\n%s\n%s", pw, data, r)
+		}
+	}
+	wantAll(t, "stderr", r.stderr, "a password is never written in a statement", "ALTER USER alice PASSWORD ***************")
+	wantAll(t, "history", string(data), "SHOW TOPCS", "SHOW TOPICS;")
 }
