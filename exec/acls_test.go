@@ -123,7 +123,7 @@ func TestACLStatementsOnBothBackends(t *testing.T) {
 				return bindingTexts(rows)
 			}
 			got := plan("GRANT READ ON TOPIC t TO 'User:x'")
-			require.Equal(t, "1 CreateAcls <nil> any broker ALLOW READ on topic t to User:x (the broker forwards it to the active KRaft controller: it writes the metadata log)", got[0])
+			require.Equal(t, "1 CreateAcls <nil> any broker ALLOW READ on topic t to User:x (a KRaft broker forwards it to the active controller)", got[0])
 			require.Len(t, got, 1+len(b.Brokers()), "then DescribeAcls to every broker, one row each")
 			require.Contains(t, got[1], "2 DescribeAcls")
 			got = plan("REVOKE READ ON TOPIC t FROM 'User:x'")

@@ -15,7 +15,7 @@ import (
 // brought back. Dry runs and EXPLAIN never ask.
 func NeedsConfirmation(stmt lang.Statement) bool {
 	switch st := stmt.(type) {
-	case *lang.DropTopic, *lang.DeleteGroup, *lang.Grant:
+	case *lang.DropTopic, *lang.DeleteGroup, *lang.Grant, *lang.CreateUser, *lang.AlterUser, *lang.DropUser, *lang.AlterQuota:
 		return true
 	case *lang.Revoke:
 		return st.Execute
@@ -38,6 +38,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		return "", false
 	}
 	switch st := stmt.(type) {
+	case *lang.CreateUser, *lang.AlterUser, *lang.DropUser, *lang.AlterQuota:
+		return s.usersConfirmation(ctx, st)
 	case *lang.DropTopic:
 		q := "drop topic " + lang.QuoteName(st.Topic)
 		m, err := s.cl.Metadata(ctx, []string{st.Topic})

@@ -248,6 +248,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.perBroker(api, m, map[int32][]string{m.ControllerID: {name}})
 	default:
 		ok, err := s.explainAdmin(ctx, p, m, st.Stmt)
+		if err == nil && !ok {
+			ok, err = s.explainUsers(ctx, p, m, st.Stmt)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -258,3 +261,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 	}
 	return result.NewSlice(explainCols, p.rows), nil
 }
+
+// forwarded is how EXPLAIN names where a cluster-wide write goes (ACLs,
+// SCRAM credentials, quotas): on KRaft any broker takes it and forwards it
+// to the active controller, which writes it to the metadata log (KIP-590);
+// kfake and older clusters want the controller itself.
+const forwarded = " (a KRaft broker forwards it to the active controller)"

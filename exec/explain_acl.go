@@ -7,9 +7,6 @@ import (
 	"github.com/kql-dev/kql/lang"
 )
 
-// forwarded says where a KRaft broker sends an ACL change (KIP-590).
-const forwarded = " (the broker forwards it to the active KRaft controller: it writes the metadata log)"
-
 // explainACL plans the access-control statements. It reports false for a
 // statement it does not know.
 func explainACL(p *planner, m *kafka.Metadata, stmt lang.Statement) bool {

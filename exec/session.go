@@ -32,6 +32,11 @@ type Session struct {
 	// format; nil means no schema registry (bytes show as they are).
 	Registry *schema.Registry
 
+	// NewPassword asks for the new password of a SCRAM user (CREATE USER,
+	// ALTER USER ... PASSWORD): the shell's prompt without echo, or
+	// $KQL_NEW_PASSWORD. nil: those statements fail, sending nothing.
+	NewPassword func(ctx context.Context, user string) (string, error)
+
 	// OnWarning, when set, shows a warning while a statement still runs
 	// (a FOLLOW's records that do not decode); the summary still comes
 	// from the result's Warnings at the end.
@@ -119,6 +124,8 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.revoke(ctx, st)
 	case *lang.ExplainAccess:
 		return s.explainAccess(ctx, st)
+	case *lang.ShowUsers, *lang.CreateUser, *lang.AlterUser, *lang.DropUser, *lang.ShowQuotas, *lang.AlterQuota:
+		return s.executeUsers(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

@@ -21,6 +21,11 @@ type Error struct {
 	SourceLine string   // the line the error is on, for the caret
 	Len        int
 
+	// masks are the columns (first, count) on the error's line of strings
+	// that may be a password typed into CREATE or ALTER USER: Error shows
+	// them as '*'.
+	masks [][2]int
+
 	// oldForm marks a SELECT whose projection reading failed on its lone
 	// item, where the old form SELECT name may read better: parse shows
 	// the old form's error when it is past line:col oldAfter (0:0: always).
@@ -38,7 +43,7 @@ func (e *Error) Error() string {
 	fmt.Fprintf(&sb, "%d:%d: %s", e.Line, e.Col, e.Msg)
 	if e.SourceLine != "" {
 		sb.WriteString("\n")
-		sb.WriteString(e.SourceLine)
+		sb.WriteString(e.maskedLine())
 		sb.WriteString("\n")
 		sb.WriteString(e.caret())
 	}
@@ -325,6 +330,12 @@ func nameLabel(prev string) string {
 		return "a subject name"
 	case "MESSAGE":
 		return "a message name"
+	case "USER":
+		return "a user name"
+	case "CLIENT":
+		return "a client id"
+	case "IP":
+		return "an IP address"
 	case "(", ",":
 		return "a config name"
 	}
@@ -438,6 +449,10 @@ func (ps *parseState) syntaxError(i int) *Error {
 	}
 	if e.Hint == "" {
 		e.Hint = ps.schemaHint(i, exp)
+	}
+	if e.Hint == "" {
+		e.Hint = ps.usersHint(i)
+		ps.maskPasswords(e, i)
 	}
 	if e.Hint == "" && tok.kind == tkPunct && cmpOps[tok.text] != 0 && exp.puncts["+"] {
 		e.Hint = "comparisons do not chain: write a = b AND b = c, or (a = b) = TRUE"

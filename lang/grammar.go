@@ -69,8 +69,9 @@ type gShow struct {
 	Parts   bool            `parser:"       | @'PARTITIONS'"`
 	Of      *gName          `parser:"         ( 'OF' @@ )?"`
 	PLike   *gLike          `parser:"         @@?"`
-	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
+	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER' | 'USERS')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
+	Quotas  *gShowQuotas    `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@"`
 	ACLs    *gShowACLs      `parser:"       | @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
@@ -217,8 +218,9 @@ type gLit struct {
 }
 
 type gCreate struct {
-	Topic   *gName           `parser:"'CREATE' 'TOPIC' @@"`
-	Clauses []*gCreateClause `parser:"@@*"`
+	Topic   *gName           `parser:"'CREATE' ( 'TOPIC' @@"`
+	Clauses []*gCreateClause `parser:"  @@*"`
+	User    *gUserSpec       `parser:"| 'USER' @@ )"`
 }
 
 type gCreateClause struct {
@@ -242,8 +244,9 @@ type gConfValue struct {
 }
 
 type gDrop struct {
-	IfExists bool   `parser:"'DROP' 'TOPIC' ( @'IF' 'EXISTS' )?"`
-	Topic    *gName `parser:"@@"`
+	IfExists bool       `parser:"'DROP' ( 'TOPIC' ( @'IF' 'EXISTS' )?"`
+	Topic    *gName     `parser:"  @@"`
+	User     *gDropUser `parser:"| @@ )"`
 }
 
 // tokenDefinition tells participle the token types; lexing itself happens

@@ -22,9 +22,11 @@ type gResource struct {
 }
 
 type gAlter struct {
-	Resource   *gResource        `parser:"'ALTER' @@"`
-	Partitions *gAlterPartitions `parser:"( @@"`
-	Clauses    []*gAlterClause   `parser:"| @@+ )"`
+	User       *gAlterUser       `parser:"'ALTER' ( @@"`
+	Quota      *gAlterQuota      `parser:"| @@"`
+	Resource   *gResource        `parser:"| @@"`
+	Partitions *gAlterPartitions `parser:"  ( @@"`
+	Clauses    []*gAlterClause   `parser:"  | @@+ ) )"`
 }
 
 type gAlterPartitions struct {

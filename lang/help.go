@@ -89,6 +89,25 @@ var statementHelp = []HelpEntry{
 		"  would the authorizer allow it, and which bindings decide (Kafka's StandardAuthorizer rules:\n" +
 		"  super users, DENY wins, ALL, 'User:*', '*' and PREFIXED resources, READ/WRITE/DELETE/ALTER imply DESCRIBE)",
 		"EXPLAIN ACCESS 'User:alice' READ ON TOPIC payments"},
+	{"SHOW USERS", "SHOW USERS" + metaSuffix + "\n  one row per SCRAM credential; columns: user, mechanism, iterations (never salts or hashes)",
+		"SHOW USERS WHERE mechanism = 'SCRAM-SHA-256'"},
+	{"CREATE USER", "CREATE USER name [MECHANISM SCRAM-SHA-512 | SCRAM-SHA-256] [ITERATIONS n]\n" +
+		"  default SCRAM-SHA-512, 4096 iterations (Kafka takes 4096 to 16384); the password is asked\n" +
+		"  twice without echo on a terminal, or read from $KQL_NEW_PASSWORD, never written in the statement",
+		"CREATE USER alice MECHANISM SCRAM-SHA-256"},
+	{"ALTER USER", "ALTER USER name PASSWORD [MECHANISM SCRAM-SHA-512 | SCRAM-SHA-256] [ITERATIONS n]\n" +
+		"  without MECHANISM: every mechanism the user has; without ITERATIONS: each keeps its own",
+		"ALTER USER alice PASSWORD"},
+	{"DROP USER", "DROP USER name [MECHANISM SCRAM-SHA-512 | SCRAM-SHA-256]  (without MECHANISM: every mechanism the user has)",
+		"DROP USER alice"},
+	{"SHOW QUOTAS", "SHOW QUOTAS [FOR entity]" + metaSuffix + "\n" +
+		"  entity := USER name [CLIENT id] | CLIENT id | IP address, DEFAULT USER / CLIENT / IP for the defaults\n" +
+		"  columns: user, client_id, ip, key, value (<default> for a default entity)",
+		"SHOW QUOTAS FOR USER alice"},
+	{"ALTER QUOTA", "ALTER QUOTA FOR entity SET (key = n, ...) [UNSET (key, ...)]\n" +
+		"  keys: producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate;\n" +
+		"        connection_creation_rate for IP addresses",
+		"ALTER QUOTA FOR USER alice CLIENT reports SET (consumer_byte_rate = 1048576)"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
 

@@ -24,6 +24,8 @@ var keywordOrder = []string{
 	"GRANT", "DENY", "REVOKE", "ACCESS", "ACLS", "ON", "TRANSACTIONAL", "PREFIXED", "HOST",
 	"READ", "WRITE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE",
 	"CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT",
+	"USERS", "USER", "PASSWORD", "MECHANISM", "SCRAM-SHA-256", "SCRAM-SHA-512", "ITERATIONS",
+	"QUOTAS", "QUOTA", "CLIENT", "IP", "DEFAULT",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

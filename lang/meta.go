@@ -18,7 +18,9 @@ var metaColumns = map[string][]string{
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
 
-	"SHOW ACLS": {"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type", "matched_by"},
+	"SHOW ACLS":   {"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type", "matched_by"},
+	"SHOW USERS":  {"user", "mechanism", "iterations"},
+	"SHOW QUOTAS": {"user", "client_id", "ip", "key", "value"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -53,6 +55,10 @@ func metaName(s Statement) string {
 		return "SHOW SCHEMAS"
 	case *ShowACLs:
 		return "SHOW ACLS"
+	case *ShowUsers:
+		return "SHOW USERS"
+	case *ShowQuotas:
+		return "SHOW QUOTAS"
 	}
 	return ""
 }

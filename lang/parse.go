@@ -42,6 +42,9 @@ func (e *Error) shift(line, col int) {
 		return
 	}
 	if e.Line == 1 {
+		for i := range e.masks {
+			e.masks[i][0] += col - 1
+		}
 		e.Col += col - 1
 		if e.SourceLine != "" {
 			e.SourceLine = strings.Repeat(" ", col-1) + e.SourceLine
@@ -179,14 +182,22 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.consume(g.Consume)
 	case g.Produce != nil:
 		return ps.produce(g.Produce)
+	case g.Create != nil && g.Create.User != nil:
+		return ps.createUser(g.Create.User)
 	case g.Create != nil:
 		return ps.create(g.Create)
+	case g.Drop != nil && g.Drop.User != nil:
+		return ps.dropUser(g.Drop.User)
 	case g.Drop != nil:
 		name, e := ps.name(g.Drop.Topic, "topic")
 		if e != nil {
 			return nil, e
 		}
 		return &DropTopic{IfExists: g.Drop.IfExists, Topic: name}, nil
+	case g.Alter != nil && g.Alter.User != nil:
+		return ps.alterUser(g.Alter.User)
+	case g.Alter != nil && g.Alter.Quota != nil:
+		return ps.alterQuota(g.Alter.Quota)
 	case g.Alter != nil:
 		return ps.alter(g.Alter)
 	case g.Reset != nil:
@@ -218,6 +229,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	if g.ACLs != nil {
 		return ps.showACLs(g)
 	}
+	if g.Quotas != nil {
+		return ps.showQuotas(g)
+	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {
 		if l != nil {
@@ -241,6 +255,8 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 		st = &ShowBrokers{}
 	case "CLUSTER":
 		st = &ShowCluster{}
+	case "USERS":
+		st = &ShowUsers{}
 	default: // PARTITIONS; the grammar allows nothing else
 		sp := &ShowPartitions{Like: like}
 		if g.Of != nil {

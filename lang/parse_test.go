@@ -303,7 +303,7 @@ func TestExpectedLists(t *testing.T) {
 	}{
 		{"CONSUME orders FROM", []string{"NEWEST", "OLDEST", "OFFSET", "TIMESTAMP", "TAIL", "ANCHOR", "a duration AGO"}},
 		{"FOO", []string{"SHOW", "DESCRIBE", "CONSUME", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN", "GRANT", "DENY", "REVOKE"}},
-		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "PARTITIONS", "CONFIGS", "SUBJECTS", "SCHEMAS", "ACLS"}},
+		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "PARTITIONS", "CONFIGS", "SUBJECTS", "SCHEMAS", "ACLS", "USERS", "QUOTAS"}},
 		{"CONSUME t x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "end of statement"}},
 		{"PRODUCE t VALUE", []string{"SCHEMA", "a string", "x'hex'", "NULL"}},
 		{"PRODUCE t VALUE SCHEMA", []string{"ID", "a subject name"}},

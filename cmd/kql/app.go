@@ -58,8 +58,11 @@ type connection struct {
 	setRegistry func(*schema.Registry)
 	// setOnWarning lets a running statement (FOLLOW) warn before it ends.
 	setOnWarning func(func(string))
-	close        func()
-	bootstrap    []string
+	// setNewPassword gives the session where a SCRAM user's new password
+	// comes from (newPassword).
+	setNewPassword func(func(ctx context.Context, user string) (string, error))
+	close          func()
+	bootstrap      []string
 }
 
 // playgroundRun is a running playground: its brokers, its schema registry
@@ -107,8 +110,11 @@ func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
 		setTrace:     cl.SetTrace,
 		setRegistry:  func(r *schema.Registry) { sess.Registry = r },
 		setOnWarning: func(fn func(string)) { sess.OnWarning = fn },
-		close:        cl.Close,
-		bootstrap:    cl.Bootstrap(),
+		setNewPassword: func(fn func(context.Context, string) (string, error)) {
+			sess.NewPassword = fn
+		},
+		close:     cl.Close,
+		bootstrap: cl.Bootstrap(),
 	}, nil
 }
 
@@ -201,10 +207,13 @@ type app struct {
 	expanded bool
 	timing   bool
 	tracing  bool
-	confirm  bool      // the shell asks before destructive statements (\set confirm)
-	out      io.Writer // stdout, or the \o file
-	outFile  *os.File
-	outName  string
+	confirm  bool // the shell asks before destructive statements (\set confirm)
+	// readPassword reads a line without echo through the shell's line
+	// editor (nil: none; newPassword then reads the terminal itself).
+	readPassword func(prompt string) ([]byte, error)
+	out          io.Writer // stdout, or the \o file
+	outFile      *os.File
+	outName      string
 
 	pager exec.Pager // the last CONSUME, for \next
 	// lastStmt is the last statement the REPL ran, for \watch.
@@ -383,6 +392,9 @@ func (a *app) setConnection(conn *connection) {
 	a.conn = conn
 	if a.reg != nil && conn.setRegistry != nil {
 		conn.setRegistry(a.reg)
+	}
+	if conn.setNewPassword != nil {
+		conn.setNewPassword(a.newPassword)
 	}
 	a.pager = nil
 	if a.complete != nil {

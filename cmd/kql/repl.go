@@ -52,7 +52,10 @@ func (a *app) repl(ctx context.Context) int {
 		a.errorf("kql: %v", err)
 		return exitFailed
 	}
-	defer r.ed.Close()
+	defer func() {
+		a.readPassword = nil
+		r.ed.Close()
+	}()
 	r.openHistory()
 	defer func() {
 		if r.hist != nil {
@@ -148,8 +151,11 @@ func (r *repl) runStatements(ctx context.Context) replState {
 	for _, src := range r.buf.Take() {
 		stmt, err := parseSource(src)
 		if err != nil {
-			// Kept as typed, so the mistake can be recalled and fixed.
-			r.addHistory(strings.TrimSpace(src.Text))
+			// Kept as typed, so the mistake can be recalled and fixed;
+			// but never a password typed into CREATE or ALTER USER.
+			if le := (*lang.Error)(nil); !errors.As(err, &le) || !le.HoldsSecret() {
+				r.addHistory(strings.TrimSpace(src.Text))
+			}
 			r.a.errorf("%v", err)
 			continue
 		}
@@ -219,6 +225,9 @@ func (r *repl) openEditor() error {
 		ed, err := newReadlineEditor(in, a.ios.Out, a.stderr, a.complete)
 		if err == nil {
 			r.ed = ed
+			// The editor owns the terminal while the shell runs: a
+			// password is read through it, not past it.
+			a.readPassword = ed.rl.ReadPassword
 			return nil
 		}
 		a.warnf("line editing is off: %v", err)

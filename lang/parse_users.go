@@ -1,0 +1,329 @@
+package lang
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+var iterationsRange = fmt.Sprintf("Kafka takes %d to %d SCRAM iterations", MinScramIterations, MaxScramIterations)
+
+func mechanismOf(word string) ScramMechanism {
+	if strings.EqualFold(word, "SCRAM-SHA-256") {
+		return ScramSHA256
+	}
+	return ScramSHA512
+}
+
+// userOpts converts MECHANISM and ITERATIONS, each at most once.
+func (ps *parseState) userOpts(opts []*gUserOpt) (ScramMechanism, int32, *Error) {
+	var mech ScramMechanism
+	var iters int32
+	seen := clauses{}
+	for _, o := range opts {
+		if o.Mechanism != "" {
+			if e := ps.once(seen, "MECHANISM", "MECHANISM", o.Pos); e != nil {
+				return 0, 0, e
+			}
+			mech = mechanismOf(o.Mechanism)
+			continue
+		}
+		if e := ps.once(seen, "ITERATIONS", "ITERATIONS", o.Pos); e != nil {
+			return 0, 0, e
+		}
+		v, e := ps.number(o.Iterations, MinScramIterations, MaxScramIterations, "ITERATIONS", iterationsRange)
+		if e != nil {
+			return 0, 0, e
+		}
+		iters = int32(v)
+	}
+	return mech, iters, nil
+}
+
+func (ps *parseState) createUser(g *gUserSpec) (Statement, *Error) {
+	user, e := ps.name(g.Name, "user")
+	if e != nil {
+		return nil, e
+	}
+	mech, iters, e := ps.userOpts(g.Opts)
+	if e != nil {
+		return nil, e
+	}
+	return &CreateUser{User: user, Mechanism: mech, Iterations: iters}, nil
+}
+
+func (ps *parseState) alterUser(g *gAlterUser) (Statement, *Error) {
+	user, e := ps.name(g.Name, "user")
+	if e != nil {
+		return nil, e
+	}
+	mech, iters, e := ps.userOpts(g.Opts)
+	if e != nil {
+		return nil, e
+	}
+	return &AlterUser{User: user, Mechanism: mech, Iterations: iters}, nil
+}
+
+func (ps *parseState) dropUser(g *gDropUser) (Statement, *Error) {
+	user, e := ps.name(g.Name, "user")
+	if e != nil {
+		return nil, e
+	}
+	st := &DropUser{User: user}
+	if g.Mechanism != "" {
+		st.Mechanism = mechanismOf(g.Mechanism)
+	}
+	return st, nil
+}
+
+// quotaEntity converts FOR's parts: one of USER, CLIENT and IP, or USER
+// and CLIENT together (in either order; kept user first), as Kafka's
+// quota entities are.
+func (ps *parseState) quotaEntity(g *gQuotaEntity) (QuotaEntity, *Error) {
+	var ent QuotaEntity
+	for i, p := range g.Parts {
+		kw := p.Kind
+		if p.Default != "" {
+			kw = p.Default
+		}
+		part := QuotaPart{Default: p.Default != ""}
+		switch strings.ToUpper(kw) {
+		case "USER":
+			part.Kind = QuotaUser
+		case "CLIENT":
+			part.Kind = QuotaClient
+		default:
+			part.Kind = QuotaIP
+		}
+		if p.Name != nil {
+			what := map[QuotaKind]string{QuotaUser: "user", QuotaClient: "client id", QuotaIP: "IP address"}[part.Kind]
+			name, e := ps.name(p.Name, what)
+			if e != nil {
+				return ent, e
+			}
+			part.Name = name
+		}
+		if i > 0 {
+			first := ent.Parts[0]
+			switch {
+			case i > 1:
+				e := ps.errAt(p.Pos, "a quota is for at most a user and a client id")
+				e.Hint = "for example: FOR USER alice CLIENT reporting"
+				return ent, e
+			case first.Kind == part.Kind:
+				e := ps.errAt(p.Pos, "%s given twice", part.Kind.keyword())
+				e.Hint = "a quota is for one user, one client id, a user and a client id, or one IP address"
+				return ent, e
+			case first.Kind == QuotaIP || part.Kind == QuotaIP:
+				e := ps.errAt(p.Pos, "an IP quota stands alone: Kafka does not combine IP with USER or CLIENT")
+				e.Hint = "write FOR IP 'address' (or FOR DEFAULT IP) on its own"
+				return ent, e
+			}
+			if part.Kind == QuotaUser {
+				ent.Parts = []QuotaPart{part, first}
+				continue
+			}
+		}
+		ent.Parts = append(ent.Parts, part)
+	}
+	return ent, nil
+}
+
+func (e QuotaEntity) isIP() bool { return len(e.Parts) == 1 && e.Parts[0].Kind == QuotaIP }
+
+func (ps *parseState) showQuotas(g *gShow) (Statement, *Error) {
+	st := &ShowQuotas{}
+	if g.Quotas.For != nil {
+		ent, e := ps.quotaEntity(g.Quotas.For)
+		if e != nil {
+			return nil, e
+		}
+		st.For = &ent
+	}
+	if e := ps.query(g.Query, st); e != nil {
+		return nil, e
+	}
+	return st, nil
+}
+
+// quotaKey checks a key against Kafka's quota keys for the entity.
+func (ps *parseState) quotaKey(at *gName, ent QuotaEntity) (QuotaKey, *Error) {
+	name, e := ps.name(at, "quota key")
+	if e != nil {
+		return QuotaKey{}, e
+	}
+	var valid []string
+	for _, k := range QuotaKeys {
+		if k.IP == ent.isIP() {
+			valid = append(valid, k.Name)
+		}
+	}
+	for _, k := range QuotaKeys {
+		if k.Name != strings.ToLower(name) {
+			continue
+		}
+		if k.IP != ent.isIP() {
+			if k.IP {
+				e := ps.errAt(at.Pos, "%s is a quota of IP addresses, not of users or client ids", k.Name)
+				e.Hint = "write ALTER QUOTA FOR IP 'address' SET (" + k.Name + " = n); a user or client id takes " + strings.Join(valid, ", ")
+				return QuotaKey{}, e
+			}
+			e := ps.errAt(at.Pos, "%s is a quota of users and client ids, not of IP addresses", k.Name)
+			e.Hint = "an IP address takes only " + strings.Join(valid, ", ")
+			return QuotaKey{}, e
+		}
+		return k, nil
+	}
+	e = ps.errAt(at.Pos, "unknown quota key %s", name)
+	e.Expected = valid
+	if best, d := "", 3; true {
+		for _, k := range valid {
+			if dd := editDistance(strings.ToLower(name), k); dd < d {
+				best, d = k, dd
+			}
+		}
+		if best != "" {
+			e.Hint = "did you mean " + best + "?"
+		}
+	}
+	return QuotaKey{}, e
+}
+
+func (ps *parseState) quotaValue(key QuotaKey, g *gQuotaNum) (float64, *Error) {
+	text := g.Num + g.Dec
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || g.Dec != "" && !decimalRe.MatchString(g.Dec) {
+		e := ps.errAt(g.Pos, "%s is not a number", text)
+		e.Hint = key.Name + " takes a number, as in " + key.Name + " = 1048576"
+		return 0, e
+	}
+	if v < 0 || math.IsInf(v, 0) {
+		return 0, ps.errAt(g.Pos, "%s = %s is out of range: a quota is 0 or more", key.Name, text)
+	}
+	if key.Whole && v != math.Trunc(v) {
+		e := ps.errAt(g.Pos, "%s takes a whole number, not %s", key.Name, text)
+		e.Hint = fmt.Sprintf("Kafka types %s as a whole number: write %s = %d", key.Name, key.Name, int64(v))
+		return 0, e
+	}
+	return v, nil
+}
+
+func (ps *parseState) alterQuota(g *gAlterQuota) (Statement, *Error) {
+	ent, e := ps.quotaEntity(g.Entity)
+	if e != nil {
+		return nil, e
+	}
+	st := &AlterQuota{Entity: ent}
+	seen := clauses{}
+	keys := map[string]string{}
+	once := func(key string, clause string, at *gName) *Error {
+		if first, dup := keys[key]; dup {
+			if first == clause {
+				return ps.errAt(at.Pos, "quota key %s given twice", key)
+			}
+			return ps.errAt(at.Pos, "quota key %s is both SET and UNSET: say which", key)
+		}
+		keys[key] = clause
+		return nil
+	}
+	for _, cl := range g.Clauses {
+		if cl.Set != nil {
+			if e := ps.once(seen, "SET", "SET", cl.Pos); e != nil {
+				return nil, e
+			}
+			for _, kv := range cl.Set {
+				k, e := ps.quotaKey(kv.Name, ent)
+				if e != nil {
+					return nil, e
+				}
+				if e := once(k.Name, "SET", kv.Name); e != nil {
+					return nil, e
+				}
+				v, e := ps.quotaValue(k, kv.Value)
+				if e != nil {
+					return nil, e
+				}
+				st.Set = append(st.Set, QuotaValue{Key: k.Name, Value: v})
+			}
+			continue
+		}
+		if e := ps.once(seen, "UNSET", "UNSET", cl.Pos); e != nil {
+			return nil, e
+		}
+		for _, n := range cl.Unset {
+			k, e := ps.quotaKey(n, ent)
+			if e != nil {
+				return nil, e
+			}
+			if e := once(k.Name, "UNSET", n); e != nil {
+				return nil, e
+			}
+			st.Unset = append(st.Unset, k.Name)
+		}
+	}
+	return st, nil
+}
+
+// usersHint explains a password written into CREATE USER or ALTER USER:
+// kql never takes one in a statement, so it cannot end up in the history,
+// EXPLAIN or an error.
+func (ps *parseState) usersHint(i int) string {
+	start := 0
+	if ps.toks[0].kind == tkWord && strings.EqualFold(ps.toks[0].text, "EXPLAIN") {
+		start = 1
+	}
+	if len(ps.toks) < start+2 || !strings.EqualFold(ps.toks[start+1].text, "USER") {
+		return ""
+	}
+	verb := strings.ToUpper(ps.toks[start].text)
+	tok := ps.toks[i]
+	isPassword := tok.kind == tkWord && strings.EqualFold(tok.text, "PASSWORD")
+	if verb == "CREATE" && (isPassword || tok.kind == tkString && i > start+2) ||
+		verb == "ALTER" && i > 0 && strings.EqualFold(ps.toks[i-1].text, "PASSWORD") && tok.kind != tkEOF && tok.kind != tkWord {
+		return "a password is never written in a statement: kql asks for it without echo on a terminal, or reads $KQL_NEW_PASSWORD"
+	}
+	return ""
+}
+
+// maskPasswords hides what may be a password typed into CREATE or ALTER
+// USER (the strings after the user's name) from the error that names the
+// slip: the message does not quote it and the source line shows '*'.
+func (ps *parseState) maskPasswords(e *Error, i int) {
+	if !strings.HasPrefix(e.Hint, "a password is never written") {
+		return
+	}
+	if ps.toks[i].kind == tkString {
+		e.Msg = "a password is never written in a statement"
+		e.Hint = "kql asks for the new password without echo on a terminal, or reads it from $KQL_NEW_PASSWORD"
+	}
+	start := 0
+	if strings.EqualFold(ps.toks[0].text, "EXPLAIN") {
+		start = 1
+	}
+	for _, t := range ps.toks[min(start+3, len(ps.toks)):] {
+		if t.kind == tkString && t.line == ps.toks[i].line {
+			e.masks = append(e.masks, [2]int{t.col, t.width})
+		}
+	}
+}
+
+// HoldsSecret reports whether the error is about a password typed into a
+// statement: the shell keeps such a statement out of its history.
+func (e *Error) HoldsSecret() bool { return len(e.masks) > 0 }
+
+// maskedLine is SourceLine with the masked columns as '*'.
+func (e *Error) maskedLine() string {
+	if len(e.masks) == 0 {
+		return e.SourceLine
+	}
+	line := []rune(e.SourceLine)
+	for _, m := range e.masks {
+		for c := m[0] - 1; c < m[0]-1+m[1] && c < len(line); c++ {
+			if c >= 0 {
+				line[c] = '*'
+			}
+		}
+	}
+	return string(line)
+}
