@@ -129,7 +129,7 @@ func TestACLStatementsOnBothBackends(t *testing.T) {
 			got = plan("REVOKE READ ON TOPIC t FROM 'User:x'")
 			require.Equal(t, []string{"1 DescribeAcls <nil> any broker READ on topic t of User:x (the filter DeleteAcls would get)"}, got)
 			got = plan("REVOKE READ ON TOPIC t FROM 'User:x' EXECUTE")
-			require.Contains(t, got[0], "1 DeleteAcls <nil> any broker READ on topic t of User:x (the broker forwards it")
+			require.Contains(t, got[0], "1 DeleteAcls <nil> any broker READ on topic t of User:x (a KRaft broker forwards it")
 			require.Equal(t, []string{"1 DescribeAcls <nil> any broker every TOPIC binding (those that apply to t are kept) of User:x"},
 				plan("SHOW ACLS ON TOPIC t FOR 'User:x'"))
 		})
