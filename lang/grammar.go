@@ -68,6 +68,7 @@ type gShow struct {
 	PLike   *gLike          `parser:"         @@?"`
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
+	Share   *gShowShare     `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
@@ -101,7 +102,8 @@ type gDescribe struct {
 	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP')"`
 	Name    *gName          `parser:"  @@"`
 	Subject *gName          `parser:"| 'SUBJECT' @@"`
-	Version *gNum           `parser:"  ( 'VERSION' @@ )? )"`
+	Version *gNum           `parser:"  ( 'VERSION' @@ )?"`
+	Share   *gName          `parser:"| 'SHARE' 'GROUP' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
 
