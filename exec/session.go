@@ -111,6 +111,14 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.deleteGroup(ctx, st)
 	case *lang.DeleteRecords:
 		return s.deleteRecords(ctx, st)
+	case *lang.ShowShareGroups:
+		return s.showShareGroups(ctx, st)
+	case *lang.DescribeShareGroup:
+		return s.describeShareGroup(ctx, st)
+	case *lang.ResetShareGroup:
+		return s.resetShareGroup(ctx, st)
+	case *lang.DeleteShareGroup:
+		return s.deleteShareGroup(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

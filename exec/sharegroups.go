@@ -1,0 +1,634 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// Share groups (KIP-932, Kafka 4.x): a share group reads topics as queues.
+// Each partition has a share-partition start offset (every record below it
+// is done with) instead of a committed position, and its lag is what the
+// broker still has to deliver or have acknowledged. The broker says the
+// lag itself since Kafka 4.2 (DescribeShareGroupOffsets v1, KIP-1226, as
+// kafka-share-groups.sh prints it); for an older broker kql counts it as
+// latest offset - start offset.
+
+var showShareGroupsCols = []result.Column{
+	col("group", result.String), col("state", result.String), col("coordinator", result.Int),
+	col("members", result.Int), col("topics", result.String), col("lag", result.Int),
+}
+
+var describeShareGroupCols = []result.Column{
+	col("topic", result.String), col("partition", result.Int), col("start_offset", result.Int),
+	col("end_offset", result.Int), col("lag", result.Int), col("members", result.Int),
+	col("member_ids", result.String), col("client_ids", result.String),
+}
+
+// isShareGroup says whether a listed group is a share group (ListGroups
+// v5+ gives the type; Kafka and kfake also name "share" as its protocol).
+func isShareGroup(g listedGroup) bool { return g.groupType == "share" || g.protocolType == "share" }
+
+func shareGroupsNotListed(n int) string {
+	return fmt.Sprintf("notice: %d share %s not listed here: SHOW SHARE GROUPS lists them", n, plural(n, "group is", "groups are"))
+}
+
+// notAConsumerGroup is the error for a group the consumer-group requests
+// do not know: a share group is named as one, with the statement that
+// reads it, else the group does not exist. It asks the coordinator
+// (ShareGroupDescribe) only on this path.
+func (s *Session) notAConsumerGroup(ctx context.Context, group string) error {
+	if _, found, err := s.shareStatus(ctx, group); err == nil && found {
+		return fmt.Errorf("%q is a share group, not a consumer group: DESCRIBE SHARE GROUP %s reads it (SHOW SHARE GROUPS lists them)", group, lang.QuoteName(group))
+	}
+	return fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
+}
+
+func noShareGroup(group string) error {
+	return fmt.Errorf("no share group named %q (SHOW SHARE GROUPS lists them; a consumer group is read with DESCRIBE GROUP)", group)
+}
+
+// shareStatus asks the group's coordinator for it (ShareGroupDescribe).
+// found is false when there is no share group of that name.
+func (s *Session) shareStatus(ctx context.Context, group string) (kafka.ShareGroup, bool, error) {
+	got, failed, err := s.cl.DescribeShareGroups(ctx, []string{group})
+	if err != nil {
+		return kafka.ShareGroup{}, false, err
+	}
+	if ge := failed[group]; ge != nil {
+		if kafka.IsGroupNotFound(ge) {
+			return kafka.ShareGroup{}, false, nil
+		}
+		return kafka.ShareGroup{}, false, ge
+	}
+	g := got[group]
+	return g, g.State != "Dead", nil
+}
+
+// shareMembersError refuses to change a share group with members, naming
+// them (kafka-share-groups.sh: "Share group 'g' is not empty").
+func shareMembersError(what string, g kafka.ShareGroup) error {
+	st := groupState{exists: true, state: g.State}
+	for _, m := range g.Members {
+		st.members = append(st.members, groupMember{m.MemberID, m.ClientID, m.ClientHost})
+	}
+	if len(st.members) == 0 {
+		return fmt.Errorf("%s: share group %q is not empty (state %s); stop its consumers first (Kafka accepts this only for a group with no members)", what, g.Group, g.State)
+	}
+	return activeMembersError(what, g.Group, st)
+}
+
+// shareLag is one partition's lag: the broker's when it says, else latest
+// - start; nil when neither is known.
+func shareLag(so kafka.ShareOffset, end *int64) any {
+	switch {
+	case so.Err != nil || so.StartOffset < 0:
+		return nil
+	case so.Lag >= 0:
+		return so.Lag
+	case end != nil:
+		return max(*end-so.StartOffset, 0)
+	}
+	return nil
+}
+
+// showShareGroups lists the share groups (ListGroups with the type filter
+// "share" on every broker), then, for all of them at once and
+// concurrently: ShareGroupDescribe and DescribeShareGroupOffsets, one
+// request per coordinator each; then ListOffsets (one per leader broker)
+// only for partitions whose lag the broker does not give. lag is the sum
+// over the group's initialized partitions; NULL when it has none.
+func (s *Session) showShareGroups(ctx context.Context, st *lang.ShowShareGroups) (result.Result, error) {
+	match, err := likeMatcher(st.Like)
+	if err != nil {
+		return nil, err
+	}
+	listed, missing, err := s.cl.ListShareGroups(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var groups []kafka.ListedShareGroup
+	var names []string
+	for _, g := range listed {
+		if match(g.Group) {
+			groups = append(groups, g)
+			names = append(names, g.Group)
+		}
+	}
+	res := result.NewSlice(showShareGroupsCols, nil)
+	if len(groups) > 0 {
+		var (
+			desc       map[string]kafka.ShareGroup
+			dfail      map[string]*kafka.GroupError
+			offs       map[string][]kafka.ShareOffset
+			ofail      map[string]*kafka.GroupError
+			derr, oerr error
+			wg         sync.WaitGroup
+		)
+		wg.Go(func() { desc, dfail, derr = s.cl.DescribeShareGroups(ctx, names) })
+		wg.Go(func() { offs, ofail, oerr = s.cl.ShareGroupOffsets(ctx, names) })
+		wg.Wait()
+		if err := errors.Join(derr, oerr); err != nil {
+			return nil, err
+		}
+		ends, efail, err := s.shareEnds(ctx, offs, false)
+		if err != nil {
+			return nil, err
+		}
+		missing = append(missing, partitionErrors(efail)...)
+		for _, g := range groups {
+			var state, members, lag any = g.State, nil, nil
+			coordinator := g.Coordinator
+			topics := map[string]bool{}
+			if ge := dfail[g.Group]; ge != nil {
+				missing = append(missing, ge)
+			} else if d, ok := desc[g.Group]; ok {
+				state, members, coordinator = d.State, int64(len(d.Members)), d.Coordinator
+				for _, m := range d.Members {
+					for _, t := range m.Subscribed {
+						topics[t] = true
+					}
+				}
+			}
+			if ge := ofail[g.Group]; ge != nil {
+				missing = append(missing, ge)
+			} else {
+				var sum int64
+				known, counted := true, 0
+				for _, so := range offs[g.Group] {
+					topics[so.TP.Topic] = true
+					if so.Err != nil {
+						missing = append(missing, so.Err)
+						known = false
+						continue
+					}
+					if so.StartOffset < 0 {
+						continue // not initialized: nothing delivered yet, nothing to count
+					}
+					l := shareLag(so, endOf(ends, so.TP))
+					if l == nil {
+						known = false
+						continue
+					}
+					sum += l.(int64)
+					counted++
+				}
+				if known && counted > 0 {
+					lag = sum
+				}
+			}
+			res.Rows = append(res.Rows, result.Row{g.Group, state, int64(coordinator), members, strings.Join(slices.Sorted(mapKeys(topics)), ","), lag})
+		}
+	}
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: "SHOW SHARE GROUPS (each broker lists only the groups it coordinates)", Missing: missing}
+	}
+	return res, nil
+}
+
+func endOf(ends map[kafka.TopicPartition]kafka.OffsetAnswer, tp kafka.TopicPartition) *int64 {
+	if e, ok := ends[tp]; ok {
+		return &e.Offset
+	}
+	return nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// shareEnds reads the latest offset of the groups' partitions from their
+// leaders: of every initialized one with all set (DESCRIBE SHARE GROUP
+// shows it), else only of those whose lag the broker does not give.
+func (s *Session) shareEnds(ctx context.Context, offs map[string][]kafka.ShareOffset, all bool) (map[kafka.TopicPartition]kafka.OffsetAnswer, map[kafka.TopicPartition]*kafka.PartitionError, error) {
+	set := map[kafka.TopicPartition]bool{}
+	for _, os := range offs {
+		for _, so := range os {
+			if so.Err == nil && so.StartOffset >= 0 && (all || so.Lag < 0) {
+				set[so.TP] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return nil, nil, nil
+	}
+	parts := slices.SortedFunc(func(yield func(kafka.TopicPartition) bool) {
+		for tp := range set {
+			if !yield(tp) {
+				return
+			}
+		}
+	}, compareTP)
+	m, err := s.cl.Metadata(ctx, topicsOfParts(parts))
+	if err != nil {
+		var ut *kafka.UnknownTopicError
+		if !errors.As(err, &ut) {
+			return nil, nil, err
+		}
+		// A topic deleted since: ask for the others.
+		if m, err = s.cl.Metadata(ctx, nil); err != nil {
+			return nil, nil, err
+		}
+		parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return m.Topics[tp.Topic] == nil })
+	}
+	return s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+}
+
+func topicsOfParts(parts []kafka.TopicPartition) []string {
+	var out []string
+	for _, tp := range parts {
+		if !slices.Contains(out, tp.Topic) {
+			out = append(out, tp.Topic)
+		}
+	}
+	return out
+}
+
+// describeShareGroup asks the group's coordinator what the group is
+// (ShareGroupDescribe) first, so a group that does not exist is an error,
+// not an empty grid; then its start offsets and lag (DescribeShareGroupOffsets,
+// also the coordinator), then the latest offsets from the leaders. Every
+// partition with share state or assigned to a member is a row.
+func (s *Session) describeShareGroup(ctx context.Context, st *lang.DescribeShareGroup) (result.Result, error) {
+	g, found, err := s.shareStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, noShareGroup(st.Group)
+	}
+	offs, ofail, err := s.cl.ShareGroupOffsets(ctx, []string{st.Group})
+	if err != nil {
+		return nil, err
+	}
+	if ge := ofail[st.Group]; ge != nil {
+		return nil, ge
+	}
+	byTP := map[kafka.TopicPartition]kafka.ShareOffset{}
+	for _, so := range offs[st.Group] {
+		byTP[so.TP] = so
+	}
+	type owners struct{ ids, clients []string }
+	assigned := map[kafka.TopicPartition]*owners{}
+	for _, m := range g.Members {
+		for _, tp := range m.Assigned {
+			o := assigned[tp]
+			if o == nil {
+				o = &owners{}
+				assigned[tp] = o
+			}
+			o.ids = append(o.ids, m.MemberID)
+			if !slices.Contains(o.clients, m.ClientID) {
+				o.clients = append(o.clients, m.ClientID)
+			}
+		}
+	}
+	set := map[kafka.TopicPartition]bool{}
+	for tp := range byTP {
+		set[tp] = true
+	}
+	for tp := range assigned {
+		set[tp] = true
+	}
+	parts := make([]kafka.TopicPartition, 0, len(set))
+	for tp := range set {
+		parts = append(parts, tp)
+	}
+	slices.SortFunc(parts, compareTP)
+	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
+	var efail map[kafka.TopicPartition]*kafka.PartitionError
+	if len(parts) > 0 {
+		m, err := s.cl.Metadata(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		live := slices.DeleteFunc(slices.Clone(parts), func(tp kafka.TopicPartition) bool { return m.Topics[tp.Topic] == nil })
+		if len(live) > 0 {
+			if ends, efail, err = s.cl.ListOffsets(ctx, m, live, kafka.Latest, false); err != nil {
+				return nil, fmt.Errorf("latest offsets for share group %q: %w", st.Group, err)
+			}
+		}
+	}
+	var missing []error
+	rows := make([]result.Row, 0, len(parts))
+	for _, tp := range parts {
+		var start, end, lag, ids, clients any
+		var n int64
+		so, ok := byTP[tp]
+		if ok && so.Err != nil {
+			missing = append(missing, so.Err)
+		}
+		if ok && so.Err == nil && so.StartOffset >= 0 {
+			start = so.StartOffset
+		}
+		e := endOf(ends, tp)
+		if e != nil {
+			end = *e
+		}
+		if ok {
+			lag = shareLag(so, e)
+		}
+		if o := assigned[tp]; o != nil {
+			slices.Sort(o.ids)
+			slices.Sort(o.clients)
+			n, ids, clients = int64(len(o.ids)), strings.Join(o.ids, ","), strings.Join(o.clients, ",")
+		}
+		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), start, end, lag, n, ids, clients})
+	}
+	res := result.NewSlice(describeShareGroupCols, rows)
+	missing = append(missing, partitionErrors(efail)...)
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE SHARE GROUP %q (some partitions)", st.Group), Missing: missing}
+	}
+	return res, nil
+}
+
+type shareResetPlan struct {
+	rows   []resetRow
+	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it says
+	notes  []string
+	at     int64 // TO d AGO: the time it resolved to, epoch milliseconds
+	create bool  // there is no such share group yet: EXECUTE creates it
+}
+
+func shareResetWhat(st *lang.ResetShareGroup) string {
+	return fmt.Sprintf("RESET SHARE GROUP %q", st.Group)
+}
+
+// planShareReset computes the new start offsets without changing
+// anything: the dry run shows exactly these rows, and EXECUTE computes
+// them again and sends them. As kafka-share-groups.sh, it refuses a group
+// with members.
+func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) (*shareResetPlan, error) {
+	what := shareResetWhat(st)
+	g, found, err := s.shareStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if found && (len(g.Members) > 0 || g.State != "Empty") {
+		return nil, shareMembersError(what, g)
+	}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan := &shareResetPlan{create: !found, lag: map[kafka.TopicPartition]int64{}}
+	current := map[kafka.TopicPartition]int64{}
+	if found {
+		offs, ofail, err := s.cl.ShareGroupOffsets(ctx, []string{st.Group})
+		if err != nil {
+			return nil, err
+		}
+		if ge := ofail[st.Group]; ge != nil {
+			return nil, ge
+		}
+		var failed []error
+		for _, so := range offs[st.Group] {
+			switch {
+			case so.Err != nil:
+				failed = append(failed, so.Err)
+			case so.StartOffset >= 0:
+				current[so.TP] = so.StartOffset
+				if so.Lag >= 0 {
+					plan.lag[so.TP] = so.Lag
+				}
+			}
+		}
+		if len(failed) > 0 {
+			return nil, fmt.Errorf("%s: could not read the start offsets of every partition, so nothing was planned: %w", what, errors.Join(failed...))
+		}
+	}
+	var parts []kafka.TopicPartition
+	if st.Topic == nil {
+		if len(current) == 0 {
+			if !found {
+				return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
+			}
+			return nil, fmt.Errorf("%s: the share group has no start offsets yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+		}
+		var gone []string
+		for tp := range current {
+			if m.Topics[tp.Topic] == nil {
+				if !slices.Contains(gone, tp.Topic) {
+					gone = append(gone, tp.Topic)
+				}
+				continue
+			}
+			parts = append(parts, tp)
+		}
+		slices.Sort(gone)
+		for _, t := range gone {
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: the share group has start offsets for topic %q, which no longer exists; they are left as they are", t))
+		}
+	} else {
+		if m, err = s.cl.WithTopic(ctx, m, *st.Topic); err != nil {
+			return nil, err
+		}
+		if parts, err = pickPartitions(m.Topics[*st.Topic], st.Partitions, "PARTITION"); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	slices.SortFunc(parts, compareTP)
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: nothing to reset", what)
+	}
+	if plan.create {
+		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no share group %q yet: EXECUTE creates it with these start offsets", st.Group))
+	}
+	lo, hi, err := s.logRange(ctx, m, parts, what)
+	if err != nil {
+		return nil, err
+	}
+	var byTime map[kafka.TopicPartition]kafka.OffsetAnswer
+	if st.To.Kind == lang.ResetTimestamp || st.To.Kind == lang.ResetAgo {
+		ts := st.To.Timestamp
+		if st.To.Kind == lang.ResetAgo {
+			ts = s.Now().Add(-st.To.Ago).UnixMilli()
+		}
+		plan.at = ts
+		var tfail map[kafka.TopicPartition]*kafka.PartitionError
+		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
+			return nil, err
+		}
+		if len(tfail) > 0 {
+			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
+				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
+		}
+	}
+	for _, tp := range parts {
+		row := resetRow{tp: tp, earliest: lo[tp], latest: hi[tp]}
+		if off, ok := current[tp]; ok {
+			row.current = &off
+		}
+		var want int64
+		switch st.To.Kind {
+		case lang.ResetEarliest:
+			want = row.earliest
+		case lang.ResetLatest:
+			want = row.latest
+		case lang.ResetOffset:
+			want = st.To.Offset
+		case lang.ResetTimestamp, lang.ResetAgo:
+			want = byTime[tp].Offset
+			if want < 0 { // no record at or after the time: the end, as Kafka's tool does
+				want = row.latest
+			}
+		}
+		row.target = want
+		switch {
+		case want < row.earliest:
+			row.target = row.earliest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is before the log's start (%d); clamped to %d", tp, want, row.earliest, row.earliest))
+		case want > row.latest:
+			row.target = row.latest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is past the log's end (%d); clamped to %d", tp, want, row.latest, row.latest))
+		}
+		plan.rows = append(plan.rows, row)
+	}
+	return plan, nil
+}
+
+// lagBefore is a row's lag before the reset: the broker's when it said,
+// else latest - start.
+func (p *shareResetPlan) lagBefore(r resetRow) any {
+	if r.current == nil {
+		return nil
+	}
+	if l, ok := p.lag[r.tp]; ok {
+		return l
+	}
+	return max(r.latest-*r.current, 0)
+}
+
+func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup) (result.Result, error) {
+	plan, err := s.planShareReset(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	var failed map[kafka.TopicPartition]*kafka.PartitionError
+	if st.Execute {
+		offsets := make(map[kafka.TopicPartition]int64, len(plan.rows))
+		for _, r := range plan.rows {
+			offsets[r.tp] = r.target
+		}
+		if failed, err = s.cl.AlterShareGroupOffsets(ctx, st.Group, offsets); err != nil {
+			if kafka.IsGroupNotEmpty(err) {
+				if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+					return nil, fmt.Errorf("nothing was changed: %w", shareMembersError(shareResetWhat(st), g))
+				}
+			}
+			return nil, fmt.Errorf("%s: nothing was changed: %w", shareResetWhat(st), err)
+		}
+		s.forgetNames()
+	}
+	rows := make([]result.Row, 0, len(plan.rows))
+	for _, r := range plan.rows {
+		var cur, newOff, lagAfter any
+		if r.current != nil {
+			cur = *r.current
+		}
+		if failed[r.tp] == nil {
+			newOff, lagAfter = r.target, r.latest-r.target
+		}
+		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, plan.lagBefore(r), lagAfter})
+	}
+	res := result.NewSlice(resetCols, rows)
+	res.Notes = plan.notes
+	n := len(plan.rows)
+	switch {
+	case !st.Execute:
+		run := *st
+		run.Execute = true
+		pinned := ""
+		if st.To.Kind == lang.ResetAgo {
+			// d AGO run again would resolve against a later clock: the
+			// statement that moves these rows names the time itself.
+			run.To = lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: plan.at}
+			ago := lang.Format(&lang.ResetShareGroup{Group: st.Group, To: st.To})
+			ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
+			pinned = fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(plan.at).UTC().Format(time.RFC3339Nano))
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was changed; to move these start offsets run: %s;%s", lang.Format(&run), pinned))
+	case len(failed) > 0:
+		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET SHARE GROUP %q (%d of %d partitions moved; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
+		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: moved the start offsets of %d of %d partitions of share group %q", n-len(failed), n, st.Group))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("executed: moved the start offsets of %d %s of share group %q", n, plural(n, "partition", "partitions"), st.Group))
+	}
+	return res, nil
+}
+
+var deleteShareOffsetsCols = []result.Column{col("group", result.String), col("topic", result.String), col("result", result.String)}
+
+// deleteShareGroup deletes a whole share group (DeleteGroups, which Kafka
+// uses for every group type) or, with TOPIC, its state for those topics
+// (DeleteShareGroupOffsets), at the coordinator. It asks first whether the
+// group exists and is empty, so a consumer group of the same name is never
+// deleted by DELETE SHARE GROUP, and a refusal names the members.
+func (s *Session) deleteShareGroup(ctx context.Context, st *lang.DeleteShareGroup) (result.Result, error) {
+	what := fmt.Sprintf("DELETE SHARE GROUP %q", st.Group)
+	g, found, err := s.shareStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: %w", what, noShareGroup(st.Group))
+	}
+	if len(g.Members) > 0 {
+		return nil, shareMembersError(what, g)
+	}
+	if st.Topics == nil {
+		err := s.cl.DeleteGroup(ctx, st.Group)
+		switch {
+		case err == nil:
+			s.forgetNames()
+			return result.NewSlice(deleteGroupCols, []result.Row{{st.Group, "deleted"}}), nil
+		case kafka.IsGroupNotFound(err):
+			return nil, fmt.Errorf("%s: %w", what, noShareGroup(st.Group))
+		case kafka.IsGroupNotEmpty(err):
+			if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+				return nil, shareMembersError(what, g)
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	failed, coordinator, err := s.cl.DeleteShareGroupOffsets(ctx, st.Group, st.Topics)
+	if err != nil {
+		if kafka.IsGroupNotEmpty(err) {
+			if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+				return nil, shareMembersError(what, g)
+			}
+		}
+		return nil, fmt.Errorf("%s: nothing was deleted: %w", what, err)
+	}
+	res := result.NewSlice(deleteShareOffsetsCols, nil)
+	var missing []error
+	for _, t := range st.Topics {
+		var r any = "deleted"
+		if ferr := failed[t]; ferr != nil {
+			r = nil
+			missing = append(missing, fmt.Errorf("DeleteShareGroupOffsets: topic %q on coordinator broker %d (%s): %s", t, coordinator, s.cl.Latest().Addr(coordinator), kafka.Describe(ferr)))
+		}
+		res.Rows = append(res.Rows, result.Row{st.Group, t, r})
+	}
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("%s (%d of %d topics deleted; the rows with a NULL result were not)", what, len(st.Topics)-len(missing), len(st.Topics)), Missing: missing}
+	} else {
+		s.forgetNames()
+	}
+	return res, nil
+}
