@@ -273,4 +273,3 @@ func TestShareGroupsOnBothBackends(t *testing.T) {
 		})
 	})
 }
-
