@@ -134,11 +134,12 @@ func (s *Session) shareConfirmation(ctx context.Context, stmt lang.Statement) (s
 			return q + "?", true
 		}
 		var before, after int64
-		unknown := false
+		unknown, known := false, false
 		var topics []string
 		for _, r := range plan.rows {
 			if l, ok := plan.lagBefore(r).(int64); ok {
 				before += l
+				known = true
 			} else {
 				unknown = true
 			}
@@ -148,7 +149,10 @@ func (s *Session) shareConfirmation(ctx context.Context, stmt lang.Statement) (s
 			}
 		}
 		lag := thousands(before)
-		if unknown {
+		switch {
+		case !known:
+			lag = "unknown" // no partition has a start offset yet
+		case unknown:
 			lag += " (+ uninitialized partitions)"
 		}
 		return q + fmt.Sprintf(": move the start offsets of %d %s of %s, lag %s -> %s?", len(plan.rows), plural(len(plan.rows), "partition", "partitions"),

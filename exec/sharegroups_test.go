@@ -273,3 +273,69 @@ func TestShareGroupsOnBothBackends(t *testing.T) {
 		})
 	})
 }
+
+// EXPLAIN of a share statement sends nothing it plans, and plans exactly
+// the routed requests the statement then sends: to the group's
+// coordinator, to every broker, to each partition's leader.
+func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 2)
+	group := "work"
+	f.spread(t, "u", 3)
+	for _, topic := range []string{"t", "u"} {
+		mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str(topic), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: true})
+	}
+	routed := func(api string) bool {
+		return api != "Metadata" && api != "FindCoordinator" && api != "Note"
+	}
+	stmts := []lang.Statement{
+		&lang.ShowShareGroups{},
+		&lang.DescribeShareGroup{Group: group},
+		&lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0, 2}, To: lang.ResetTarget{Kind: lang.ResetAgo, Ago: time.Hour}, Execute: true},
+		&lang.ResetShareGroup{Group: group, Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetLatest}},
+		&lang.DeleteShareGroup{Group: group, Topics: []string{"t"}},
+		&lang.DeleteShareGroup{Group: group},
+	}
+	for _, st := range stmts {
+		t.Run(lang.Format(st), func(t *testing.T) {
+			f.trace.reset()
+			rows, _ := mustRun(t, f.sess, &lang.Explain{Stmt: st})
+			for _, e := range f.trace.events {
+				require.False(t, routed(e.API), "EXPLAIN sent %s to broker %d", e.API, e.Broker)
+			}
+			// A row with a broker names it; one without ("each group's
+			// coordinator", before the groups are known) names the API.
+			planned, unnamed := map[string]bool{}, map[string]bool{}
+			for _, r := range rows {
+				api := r[1].(string)
+				switch {
+				case !routed(api):
+				case r[2] != nil:
+					planned[fmt.Sprintf("%s@%d", api, r[2])] = true
+				default:
+					unnamed[api] = true
+				}
+			}
+			require.NotEmpty(t, planned)
+			f.trace.reset()
+			mustRun(t, f.sess, st)
+			sent := map[string]bool{}
+			for _, e := range f.trace.events {
+				switch {
+				case !routed(e.API):
+				case unnamed[e.API]:
+					sent[e.API] = true
+				default:
+					sent[fmt.Sprintf("%s@%d", e.API, e.Broker)] = true
+				}
+			}
+			for api := range unnamed {
+				if api != "ListOffsets" || sent[api] { // ListOffsets "if any": only for a broker that gives no lag
+					planned[api] = true
+				}
+			}
+			require.Equal(t, planned, sent, "EXPLAIN's routed requests and the trace of running it")
+		})
+	}
+}
