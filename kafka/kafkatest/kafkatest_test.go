@@ -167,6 +167,12 @@ func TestCheckLibs(t *testing.T) {
 	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
+	// A cache filled before the pom named kafka-tools is not complete:
+	// the tests that compare kql with Kafka's tools need it.
+	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "kafka-tools-4.3.1.jar") {
+		t.Fatalf("checkLibs without the tools = %v, want an error naming kafka-tools-4.3.1.jar", err)
+	}
+	os.WriteFile(filepath.Join(dir, "kafka-tools-4.3.1.jar"), nil, 0o644)
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "slf4j binding") {
 		t.Fatalf("checkLibs without a logging binding = %v, want an error about the slf4j binding", err)
 	}
@@ -176,5 +182,33 @@ func TestCheckLibs(t *testing.T) {
 	}
 	if err := checkLibs(dir, "4.2.0"); err == nil {
 		t.Fatal("checkLibs accepted jars of another version")
+	}
+}
+
+// An old cache is completed in place: jars it lacks are added, the ones it
+// has are left as they are (a running broker may be reading them).
+func TestInstallLibsCompletesAnOldCacheInPlace(t *testing.T) {
+	base := t.TempDir()
+	libs, dl := filepath.Join(base, "libs"), filepath.Join(base, "dl")
+	os.MkdirAll(libs, 0o755)
+	os.MkdirAll(dl, 0o755)
+	os.WriteFile(filepath.Join(libs, "a.jar"), []byte("old"), 0o644)
+	for _, f := range []string{"a.jar", "b.jar", "kafka-tools-4.3.1.jar"} {
+		os.WriteFile(filepath.Join(dl, f), []byte("new"), 0o644)
+	}
+	if err := installLibs(dl, libs); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"a.jar": "old", "b.jar": "new", "kafka-tools-4.3.1.jar": "new"} {
+		if got, err := os.ReadFile(filepath.Join(libs, f)); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", f, got, err, want)
+		}
+	}
+	fresh := filepath.Join(base, "fresh")
+	if err := installLibs(dl, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "a.jar")); err != nil {
+		t.Errorf("a fresh cache is the download renamed into place: %v", err)
 	}
 }
