@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -185,7 +186,7 @@ func (s *Session) showShareGroups(ctx context.Context, st *lang.ShowShareGroups)
 					lag = sum
 				}
 			}
-			res.Rows = append(res.Rows, result.Row{g.Group, state, int64(coordinator), members, strings.Join(slices.Sorted(mapKeys(topics)), ","), lag})
+			res.Rows = append(res.Rows, result.Row{g.Group, state, int64(coordinator), members, strings.Join(slices.Sorted(maps.Keys(topics)), ","), lag})
 		}
 	}
 	if len(missing) > 0 {
@@ -199,16 +200,6 @@ func endOf(ends map[kafka.TopicPartition]kafka.OffsetAnswer, tp kafka.TopicParti
 		return &e.Offset
 	}
 	return nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // shareEnds reads the latest offset of the groups' partitions from their
@@ -226,13 +217,7 @@ func (s *Session) shareEnds(ctx context.Context, offs map[string][]kafka.ShareOf
 	if len(set) == 0 {
 		return nil, nil, nil
 	}
-	parts := slices.SortedFunc(func(yield func(kafka.TopicPartition) bool) {
-		for tp := range set {
-			if !yield(tp) {
-				return
-			}
-		}
-	}, compareTP)
+	parts := slices.SortedFunc(maps.Keys(set), compareTP)
 	m, err := s.cl.Metadata(ctx, topicsOfParts(parts))
 	if err != nil {
 		var ut *kafka.UnknownTopicError
@@ -304,11 +289,7 @@ func (s *Session) describeShareGroup(ctx context.Context, st *lang.DescribeShare
 	for tp := range assigned {
 		set[tp] = true
 	}
-	parts := make([]kafka.TopicPartition, 0, len(set))
-	for tp := range set {
-		parts = append(parts, tp)
-	}
-	slices.SortFunc(parts, compareTP)
+	parts := slices.SortedFunc(maps.Keys(set), compareTP)
 	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
 	var efail map[kafka.TopicPartition]*kafka.PartitionError
 	if len(parts) > 0 {
