@@ -23,6 +23,10 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 		return st.Execute
 	case *lang.DeleteRecords:
 		return st.Execute
+	case *lang.DeleteShareGroup:
+		return true
+	case *lang.ResetShareGroup:
+		return st.Execute
 	}
 	return false
 }
@@ -119,6 +123,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 			}
 		}
 		return q + fmt.Sprintf(": %s in %d %s?", countRecords(n), parts, plural(parts, "partition", "partitions")), true
+	case *lang.DeleteShareGroup, *lang.ResetShareGroup:
+		return s.shareConfirmation(ctx, st)
 	}
 	return "", false
 }

@@ -108,7 +108,7 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	if err != nil {
 		return nil, err
 	}
-	notFound := fmt.Errorf("no consumer group named %q (SHOW GROUPS lists the groups)", group)
+	notFound := func() error { return s.notAConsumerGroup(ctx, group) }
 	owners := make(map[kafka.TopicPartition]groupMember)
 	if ge := dfail[group]; ge != nil {
 		ke := (*kerr.Error)(nil)
@@ -123,12 +123,12 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 			return nil, err
 		}
 		if !found {
-			return nil, notFound
+			return nil, notFound()
 		}
 	} else {
 		g := desc[group]
 		if g.State == "Dead" {
-			return nil, notFound
+			return nil, notFound()
 		}
 		for _, mem := range g.Members {
 			if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {

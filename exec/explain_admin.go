@@ -110,7 +110,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 			p.leaders("DeleteRecords", m, parts)
 		}
 	default:
-		return false, nil
+		return s.explainShare(ctx, p, m, stmt)
 	}
 	return true, nil
 }

@@ -129,6 +129,11 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 	if len(gs.members) > 0 {
 		return nil, activeMembersError(what, st.Group, gs)
 	}
+	if !gs.exists {
+		if _, share, err := s.shareStatus(ctx, st.Group); err == nil && share {
+			return nil, fmt.Errorf("%s: %q is a share group, not a consumer group: RESET SHARE GROUP %s ... moves its start offsets", what, st.Group, lang.QuoteName(st.Group))
+		}
+	}
 	m, err := s.cl.Metadata(ctx, nil)
 	if err != nil {
 		return nil, err

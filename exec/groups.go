@@ -42,7 +42,16 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 	}
 	var groups []listedGroup
 	var names []string
+	shares := 0
 	for _, g := range listed {
+		if isShareGroup(g) {
+			// A share group answers no consumer-group request: here it
+			// would be an empty group of no members and no lag.
+			if match(g.name) {
+				shares++
+			}
+			continue
+		}
 		if match(g.name) {
 			groups = append(groups, g)
 			names = append(names, g.name)
@@ -77,6 +86,9 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 	}
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: "SHOW GROUPS (each broker lists only the groups it coordinates)", Missing: missing}
+	}
+	if shares > 0 {
+		res.Notes = append(res.Notes, shareGroupsNotListed(shares))
 	}
 	return res, nil
 }

@@ -126,6 +126,14 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.explainAccess(ctx, st)
 	case *lang.ShowUsers, *lang.CreateUser, *lang.AlterUser, *lang.DropUser, *lang.ShowQuotas, *lang.AlterQuota:
 		return s.executeUsers(ctx, st)
+	case *lang.ShowShareGroups:
+		return s.showShareGroups(ctx, st)
+	case *lang.DescribeShareGroup:
+		return s.describeShareGroup(ctx, st)
+	case *lang.ResetShareGroup:
+		return s.resetShareGroup(ctx, st)
+	case *lang.DeleteShareGroup:
+		return s.deleteShareGroup(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

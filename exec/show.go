@@ -150,6 +150,7 @@ var showGroupsCols = []result.Column{
 
 type listedGroup struct {
 	name, state, protocolType string
+	groupType                 string // ListGroups v5+: classic, consumer, share, streams
 	coordinator               int32
 }
 
@@ -178,7 +179,7 @@ func (s *Session) listGroups(ctx context.Context) ([]listedGroup, []error, error
 			continue
 		}
 		for _, g := range resp.Groups {
-			groups = append(groups, listedGroup{name: g.Group, state: g.GroupState, protocolType: g.ProtocolType, coordinator: a.Broker.ID})
+			groups = append(groups, listedGroup{name: g.Group, state: g.GroupState, protocolType: g.ProtocolType, groupType: g.GroupType, coordinator: a.Broker.ID})
 		}
 	}
 	slices.SortFunc(groups, func(a, b listedGroup) int { return strings.Compare(a.name, b.name) })

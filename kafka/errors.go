@@ -130,8 +130,31 @@ func IsAuthorization(err error) bool {
 	return false
 }
 
+// brokerMessage is a Kafka error with the explanation the broker sent
+// along (the ErrorMessage of newer responses), which often names the
+// reason better than the code does.
+type brokerMessage struct {
+	err error
+	msg string
+}
+
+func (e *brokerMessage) Error() string { return e.err.Error() + ": " + e.msg }
+func (e *brokerMessage) Unwrap() error { return e.err }
+
+// withBrokerMessage adds msg to err, unless it is empty.
+func withBrokerMessage(err error, msg string) error {
+	if msg == "" || err == nil {
+		return err
+	}
+	return &brokerMessage{err: err, msg: msg}
+}
+
 // describe turns a Kafka error into its name plus a sentence a person can act on.
 func describe(err error) string {
+	var bm *brokerMessage
+	if errors.As(err, &bm) {
+		return describe(bm.err) + " (the broker says: " + bm.msg + ")"
+	}
 	var ke *kerr.Error
 	if !errors.As(err, &ke) {
 		return err.Error()

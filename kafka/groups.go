@@ -16,6 +16,7 @@ type GroupAnswer[R any] struct {
 	Group string
 	Value R
 	Code  int16
+	Msg   string // the broker's own explanation of Code, if it sent one
 }
 
 // GroupRequest describes a request that must go to each group's
@@ -126,7 +127,8 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 				for _, a := range gr.Parse(resp) {
 					seen[a.Group] = true
 					if a.Code != 0 {
-						failed[a.Group] = &GroupError{API: gr.API, Group: a.Group, Broker: broker, Addr: c.addr(broker), Err: kerr.ErrorForCode(a.Code)}
+						err := withBrokerMessage(kerr.ErrorForCode(a.Code), a.Msg)
+						failed[a.Group] = &GroupError{API: gr.API, Group: a.Group, Broker: broker, Addr: c.addr(broker), Err: err}
 						continue
 					}
 					got[a.Group] = a.Value

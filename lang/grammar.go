@@ -72,6 +72,7 @@ type gShow struct {
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER' | 'USERS')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
 	Quotas  *gShowQuotas    `parser:"       | @@"`
+	Share   *gShowShare     `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@"`
 	ACLs    *gShowACLs      `parser:"       | @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
@@ -106,7 +107,8 @@ type gDescribe struct {
 	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP')"`
 	Name    *gName          `parser:"  @@"`
 	Subject *gName          `parser:"| 'SUBJECT' @@"`
-	Version *gNum           `parser:"  ( 'VERSION' @@ )? )"`
+	Version *gNum           `parser:"  ( 'VERSION' @@ )?"`
+	Share   *gName          `parser:"| 'SHARE' 'GROUP' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
 

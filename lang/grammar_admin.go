@@ -41,7 +41,9 @@ type gAlterClause struct {
 }
 
 type gReset struct {
-	Group   *gName          `parser:"'RESET' 'GROUP' @@"`
+	Pos     lexer.Position
+	Share   bool            `parser:"'RESET' @'SHARE'?"`
+	Group   *gName          `parser:"'GROUP' @@"`
 	Clauses []*gResetClause `parser:"@@*"`
 	Execute bool            `parser:"@'EXECUTE'?"`
 }
@@ -66,6 +68,7 @@ type gResetTo struct {
 
 type gDelete struct {
 	Group   *gName           `parser:"'DELETE' ( 'GROUP' @@"`
+	Share   *gDeleteShare    `parser:"| @@"`
 	Topic   *gName           `parser:"| 'RECORDS' 'FROM' @@"`
 	Clauses []*gDeleteClause `parser:"  @@*"`
 	Execute bool             `parser:"  @'EXECUTE'? )"`

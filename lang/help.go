@@ -59,6 +59,20 @@ var statementHelp = []HelpEntry{
 		"  without EXECUTE a dry run: shows the new offsets and changes nothing",
 		"RESET GROUP billing TOPIC orders TO 1h AGO"},
 	{"DELETE GROUP", "DELETE GROUP name  (the group must have no active members)", "DELETE GROUP old-billing"},
+	{"SHOW SHARE GROUPS", "SHOW SHARE GROUPS [LIKE 'glob']" + metaSuffix +
+		"\n  share groups (KIP-932, Kafka 4.x); columns: group, state, coordinator, members, topics, lag",
+		"SHOW SHARE GROUPS WHERE lag > 0"},
+	{"DESCRIBE SHARE GROUP", "DESCRIBE SHARE GROUP name" + metaSuffix + "  (alias DESC)" +
+		"\n  columns: topic, partition, start_offset, end_offset, lag, members, member_ids, client_ids",
+		"DESC SHARE GROUP work-queue"},
+	{"RESET SHARE GROUP", "RESET SHARE GROUP name [TOPIC name [PARTITION n | PARTITION (n, ...)]] TO target [EXECUTE]\n" +
+		"  target := EARLIEST | LATEST | OFFSET n | TIMESTAMP time | duration AGO\n" +
+		"  moves the share-partition start offsets; the group must have no active members;\n" +
+		"  without EXECUTE a dry run: shows the new start offsets and changes nothing",
+		"RESET SHARE GROUP work-queue TOPIC orders TO EARLIEST"},
+	{"DELETE SHARE GROUP", "DELETE SHARE GROUP name [TOPIC name | TOPIC (name, ...)]\n" +
+		"  the whole group, or with TOPIC only its start offsets for those topics; the group must have no active members",
+		"DELETE SHARE GROUP work-queue TOPIC orders"},
 	{"DELETE RECORDS", "DELETE RECORDS FROM name BEFORE (p:o, ...) [EXECUTE]\n" +
 		"  DELETE RECORDS FROM name BEFORE OFFSET n [PARTITION n | PARTITION (n, ...)] [EXECUTE]\n" +
 		"  without EXECUTE a dry run: shows what would be deleted and changes nothing",

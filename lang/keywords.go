@@ -26,6 +26,7 @@ var keywordOrder = []string{
 	"CREATE_TOKENS", "DESCRIBE_TOKENS", "TWO_PHASE_COMMIT",
 	"USERS", "USER", "PASSWORD", "MECHANISM", "SCRAM-SHA-256", "SCRAM-SHA-512", "ITERATIONS",
 	"QUOTAS", "QUOTA", "CLIENT", "IP", "DEFAULT",
+	"SHARE",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -14,6 +14,9 @@ var metaColumns = map[string][]string{
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
 
+	"SHOW SHARE GROUPS":    {"group", "state", "coordinator", "members", "topics", "lag"},
+	"DESCRIBE SHARE GROUP": {"topic", "partition", "start_offset", "end_offset", "lag", "members", "member_ids", "client_ids"},
+
 	"SHOW SUBJECTS":    {"subject", "type", "latest_version", "latest_id", "compatibility"},
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
@@ -59,6 +62,10 @@ func metaName(s Statement) string {
 		return "SHOW USERS"
 	case *ShowQuotas:
 		return "SHOW QUOTAS"
+	case *ShowShareGroups:
+		return "SHOW SHARE GROUPS"
+	case *DescribeShareGroup:
+		return "DESCRIBE SHARE GROUP"
 	}
 	return ""
 }

@@ -165,6 +165,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.show(g.Show)
 	case g.Describe != nil && g.Describe.Subject != nil:
 		return ps.describeSubject(g.Describe)
+	case g.Describe != nil && g.Describe.Share != nil:
+		return ps.describeShare(g.Describe)
 	case g.Describe != nil:
 		name, e := ps.name(g.Describe.Name, strings.ToLower(g.Describe.Kind))
 		if e != nil {
@@ -231,6 +233,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Quotas != nil {
 		return ps.showQuotas(g)
+	}
+	if g.Share != nil {
+		return ps.showShare(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {

@@ -136,7 +136,12 @@ func (ps *parseState) reset(g *gReset) (Statement, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	label := "RESET GROUP"
+	if g.Share {
+		label = "RESET SHARE GROUP"
+	}
 	st := &ResetGroup{Group: group, Execute: g.Execute}
+	var toPos *gResetClause
 	seen := clauses{}
 	var partPos *gResetClause
 	hasTo := false
@@ -167,11 +172,12 @@ func (ps *parseState) reset(g *gReset) (Statement, *Error) {
 				return nil, e
 			}
 			hasTo = true
+			toPos = cl
 		}
 	}
 	if partPos != nil && st.Topic == nil {
 		e := ps.errAt(partPos.Pos, "PARTITION needs a TOPIC: partitions are numbered per topic")
-		e.Hint = "for example: RESET GROUP " + QuoteName(group) + " TOPIC orders PARTITION (0, 1) TO EARLIEST"
+		e.Hint = "for example: " + label + " " + QuoteName(group) + " TOPIC orders PARTITION (0, 1) TO EARLIEST"
 		return nil, e
 	}
 	if !hasTo {
@@ -179,10 +185,16 @@ func (ps *parseState) reset(g *gReset) (Statement, *Error) {
 		if g.Execute {
 			i-- // point at EXECUTE: TO belongs before it
 		}
-		e := ps.errAtToken(i, "RESET GROUP needs TO: where should the offsets go?")
+		e := ps.errAtToken(i, "%s needs TO: where should the offsets go?", label)
 		e.Expected = []string{"TO EARLIEST", "TO LATEST", "TO OFFSET n", "TO TIMESTAMP t", "TO duration AGO", "TO SHIFT BY n"}
-		e.Hint = "for example: RESET GROUP " + QuoteName(group) + " TO EARLIEST (a dry run; add EXECUTE to commit)"
+		e.Hint = "for example: " + label + " " + QuoteName(group) + " TO EARLIEST (a dry run; add EXECUTE to commit)"
+		if g.Share {
+			e.Expected = e.Expected[:5]
+		}
 		return nil, e
+	}
+	if g.Share {
+		return ps.resetShare(st, toPos.To)
 	}
 	return st, nil
 }
@@ -216,6 +228,9 @@ func (ps *parseState) resetTo(g *gResetTo) (ResetTarget, *Error) {
 }
 
 func (ps *parseState) deleteStmt(g *gDelete) (Statement, *Error) {
+	if g.Share != nil {
+		return ps.deleteShare(g.Share)
+	}
 	if g.Group != nil {
 		name, e := ps.name(g.Group, "group")
 		if e != nil {

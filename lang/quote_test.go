@@ -270,7 +270,7 @@ func TestKeywordsAndHelp(t *testing.T) {
 			t.Errorf("help syntax for %s: %q", h.Name, h.Syntax)
 		}
 	}
-	if len(seen) != 31 {
-		t.Errorf("help examples cover %d statement types, want all 31", len(seen))
+	if len(seen) != 35 {
+		t.Errorf("help examples cover %d statement types, want all 35", len(seen))
 	}
 }

@@ -123,13 +123,13 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 }
 
 // installLibs moves a complete download into the cache. A cache filled
-// before the pom asked for Kafka's tools (kafka-tools, for AclCommand) is
-// completed in place, one jar at a time, never replaced: brokers of other
-// test binaries may be running from it, and a JVM opens its class path's
-// jars lazily. The jars already there keep their versions (Maven resolved
-// the same ones: the tools only add artifacts).
+// before the pom gained an artifact (kafka-tools) is completed in place,
+// the new jars added and none removed or replaced: brokers of other test
+// binaries may be running from it, and a JVM opens its class path's jars
+// lazily. The jar checkLibs looks for last goes in last, so a cache is
+// never seen complete before it is.
 func installLibs(dl, libs string) error {
-	if _, err := os.Stat(libs); err != nil {
+	if _, err := os.Stat(libs); os.IsNotExist(err) {
 		if err := os.Rename(dl, libs); err != nil {
 			return fmt.Errorf("moving the Kafka jars into the cache: %w", err)
 		}
@@ -139,20 +139,29 @@ func installLibs(dl, libs string) error {
 	if err != nil {
 		return fmt.Errorf("reading the Kafka jar download: %w", err)
 	}
+	var last []string
 	for _, e := range entries {
-		dst := filepath.Join(libs, e.Name())
-		if _, err := os.Stat(dst); err == nil {
+		if _, err := os.Stat(filepath.Join(libs, e.Name())); err == nil {
 			continue
 		}
-		if err := os.Rename(filepath.Join(dl, e.Name()), dst); err != nil {
+		if strings.HasPrefix(e.Name(), "kafka-tools-") {
+			last = append(last, e.Name())
+			continue
+		}
+		if err := os.Rename(filepath.Join(dl, e.Name()), filepath.Join(libs, e.Name())); err != nil {
 			return fmt.Errorf("adding %s to the Kafka jar cache: %w", e.Name(), err)
+		}
+	}
+	for _, name := range last {
+		if err := os.Rename(filepath.Join(dl, name), filepath.Join(libs, name)); err != nil {
+			return fmt.Errorf("adding %s to the Kafka jar cache: %w", name, err)
 		}
 	}
 	return nil
 }
 
-// checkLibs says whether dir looks like a complete set of broker jars, with
-// Kafka's command-line tools (tests compare kql's answers with theirs).
+// checkLibs says whether dir looks like a complete set of broker and tool
+// jars (the tools let tests compare kql with Kafka's own commands).
 func checkLibs(dir, version string) error {
 	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar",
 		"kafka-tools-" + version + ".jar"}

@@ -167,9 +167,10 @@ func TestCheckLibs(t *testing.T) {
 	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
-	// A cache filled before the tools were asked for is incomplete.
+	// A cache filled before the pom named kafka-tools is not complete:
+	// the tests that compare kql with Kafka's tools need it.
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "kafka-tools-4.3.1.jar") {
-		t.Fatalf("checkLibs without Kafka's tools = %v, want an error naming kafka-tools-4.3.1.jar", err)
+		t.Fatalf("checkLibs without the tools = %v, want an error naming kafka-tools-4.3.1.jar", err)
 	}
 	os.WriteFile(filepath.Join(dir, "kafka-tools-4.3.1.jar"), nil, 0o644)
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "slf4j binding") {
@@ -184,31 +185,30 @@ func TestCheckLibs(t *testing.T) {
 	}
 }
 
-// TestInstallLibsCompletesACacheInPlace: a cache that lacks the tools'
-// jars gains them beside the ones it has, which stay as they were (a
-// running broker reads them), and a fresh cache is the download renamed.
-func TestInstallLibsCompletesACacheInPlace(t *testing.T) {
+// An old cache is completed in place: jars it lacks are added, the ones it
+// has are left as they are (a running broker may be reading them).
+func TestInstallLibsCompletesAnOldCacheInPlace(t *testing.T) {
 	base := t.TempDir()
 	libs, dl := filepath.Join(base, "libs"), filepath.Join(base, "dl")
 	os.MkdirAll(libs, 0o755)
 	os.MkdirAll(dl, 0o755)
-	os.WriteFile(filepath.Join(libs, "kafka-clients-4.3.1.jar"), []byte("cached"), 0o644)
-	os.WriteFile(filepath.Join(dl, "kafka-clients-4.3.1.jar"), []byte("downloaded"), 0o644)
-	os.WriteFile(filepath.Join(dl, "kafka-tools-4.3.1.jar"), []byte("tools"), 0o644)
+	os.WriteFile(filepath.Join(libs, "a.jar"), []byte("old"), 0o644)
+	for _, f := range []string{"a.jar", "b.jar", "kafka-tools-4.3.1.jar"} {
+		os.WriteFile(filepath.Join(dl, f), []byte("new"), 0o644)
+	}
 	if err := installLibs(dl, libs); err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(libs, "kafka-clients-4.3.1.jar")); string(b) != "cached" {
-		t.Errorf("a cached jar was replaced: %q", b)
-	}
-	if b, _ := os.ReadFile(filepath.Join(libs, "kafka-tools-4.3.1.jar")); string(b) != "tools" {
-		t.Errorf("the tools jar was not added: %q", b)
+	for f, want := range map[string]string{"a.jar": "old", "b.jar": "new", "kafka-tools-4.3.1.jar": "new"} {
+		if got, err := os.ReadFile(filepath.Join(libs, f)); err != nil || string(got) != want {
+			t.Errorf("%s = %q, %v; want %q", f, got, err, want)
+		}
 	}
 	fresh := filepath.Join(base, "fresh")
 	if err := installLibs(dl, fresh); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(fresh, "kafka-clients-4.3.1.jar")); err != nil {
-		t.Errorf("a fresh cache is not the download: %v", err)
+	if _, err := os.Stat(filepath.Join(fresh, "a.jar")); err != nil {
+		t.Errorf("a fresh cache is the download renamed into place: %v", err)
 	}
 }

@@ -1,0 +1,306 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// RESET SHARE GROUP and DELETE SHARE GROUP: what changes a share group,
+// mirroring RESET GROUP and DELETE GROUP (groupadmin.go).
+
+// shareMembersError refuses to change a share group with members, naming
+// them (kafka-share-groups.sh: "Share group 'g' is not empty").
+func shareMembersError(what string, g kafka.ShareGroup) error {
+	st := groupState{exists: true, state: g.State}
+	for _, m := range g.Members {
+		st.members = append(st.members, groupMember{m.MemberID, m.ClientID, m.ClientHost})
+	}
+	if len(st.members) == 0 {
+		return fmt.Errorf("%s: share group %q is not empty (state %s); stop its consumers first (Kafka accepts this only for a group with no members)", what, g.Group, g.State)
+	}
+	return activeMembersError(what, g.Group, st)
+}
+
+type shareResetPlan struct {
+	rows   []resetRow
+	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it says
+	notes  []string
+	at     int64 // TO d AGO: the time it resolved to, epoch milliseconds
+	create bool  // there is no such share group yet: EXECUTE creates it
+}
+
+func shareResetWhat(st *lang.ResetShareGroup) string {
+	return fmt.Sprintf("RESET SHARE GROUP %q", st.Group)
+}
+
+// planShareReset computes the new start offsets without changing
+// anything: the dry run shows exactly these rows, and EXECUTE computes
+// them again and sends them. As kafka-share-groups.sh, it refuses a group
+// with members.
+func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) (*shareResetPlan, error) {
+	what := shareResetWhat(st)
+	g, found, err := s.shareStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if found && (len(g.Members) > 0 || g.State != "Empty") {
+		return nil, shareMembersError(what, g)
+	}
+	m, err := s.cl.Metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan := &shareResetPlan{create: !found, lag: map[kafka.TopicPartition]int64{}}
+	current := map[kafka.TopicPartition]int64{}
+	if found {
+		offs, ofail, err := s.cl.ShareGroupOffsets(ctx, []string{st.Group})
+		if err != nil {
+			return nil, err
+		}
+		if ge := ofail[st.Group]; ge != nil {
+			return nil, ge
+		}
+		var failed []error
+		for _, so := range offs[st.Group] {
+			switch {
+			case so.Err != nil:
+				failed = append(failed, so.Err)
+			case so.StartOffset >= 0:
+				current[so.TP] = so.StartOffset
+				if so.Lag >= 0 {
+					plan.lag[so.TP] = so.Lag
+				}
+			}
+		}
+		if len(failed) > 0 {
+			return nil, fmt.Errorf("%s: could not read the start offsets of every partition, so nothing was planned: %w", what, errors.Join(failed...))
+		}
+	}
+	var parts []kafka.TopicPartition
+	if st.Topic == nil {
+		if len(current) == 0 {
+			if !found {
+				return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
+			}
+			return nil, fmt.Errorf("%s: the share group has no start offsets yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+		}
+		var gone []string
+		for tp := range current {
+			if m.Topics[tp.Topic] == nil {
+				if !slices.Contains(gone, tp.Topic) {
+					gone = append(gone, tp.Topic)
+				}
+				continue
+			}
+			parts = append(parts, tp)
+		}
+		slices.Sort(gone)
+		for _, t := range gone {
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: the share group has start offsets for topic %q, which no longer exists; they are left as they are", t))
+		}
+	} else {
+		if m, err = s.cl.WithTopic(ctx, m, *st.Topic); err != nil {
+			return nil, err
+		}
+		if parts, err = pickPartitions(m.Topics[*st.Topic], st.Partitions, "PARTITION"); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	slices.SortFunc(parts, compareTP)
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%s: nothing to reset", what)
+	}
+	if plan.create {
+		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no share group %q yet: EXECUTE creates it with these start offsets", st.Group))
+	}
+	lo, hi, err := s.logRange(ctx, m, parts, what)
+	if err != nil {
+		return nil, err
+	}
+	var byTime map[kafka.TopicPartition]kafka.OffsetAnswer
+	if st.To.Kind == lang.ResetTimestamp || st.To.Kind == lang.ResetAgo {
+		ts := st.To.Timestamp
+		if st.To.Kind == lang.ResetAgo {
+			ts = s.Now().Add(-st.To.Ago).UnixMilli()
+		}
+		plan.at = ts
+		var tfail map[kafka.TopicPartition]*kafka.PartitionError
+		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
+			return nil, err
+		}
+		if len(tfail) > 0 {
+			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
+				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
+		}
+	}
+	for _, tp := range parts {
+		row := resetRow{tp: tp, earliest: lo[tp], latest: hi[tp]}
+		if off, ok := current[tp]; ok {
+			row.current = &off
+		}
+		var want int64
+		switch st.To.Kind {
+		case lang.ResetEarliest:
+			want = row.earliest
+		case lang.ResetLatest:
+			want = row.latest
+		case lang.ResetOffset:
+			want = st.To.Offset
+		case lang.ResetTimestamp, lang.ResetAgo:
+			want = byTime[tp].Offset
+			if want < 0 { // no record at or after the time: the end, as Kafka's tool does
+				want = row.latest
+			}
+		}
+		row.target = want
+		switch {
+		case want < row.earliest:
+			row.target = row.earliest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is before the log's start (%d); clamped to %d", tp, want, row.earliest, row.earliest))
+		case want > row.latest:
+			row.target = row.latest
+			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is past the log's end (%d); clamped to %d", tp, want, row.latest, row.latest))
+		}
+		plan.rows = append(plan.rows, row)
+	}
+	return plan, nil
+}
+
+// lagBefore is a row's lag before the reset: the broker's when it said,
+// else latest - start.
+func (p *shareResetPlan) lagBefore(r resetRow) any {
+	if r.current == nil {
+		return nil
+	}
+	if l, ok := p.lag[r.tp]; ok {
+		return l
+	}
+	return max(r.latest-*r.current, 0)
+}
+
+func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup) (result.Result, error) {
+	plan, err := s.planShareReset(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	var failed map[kafka.TopicPartition]*kafka.PartitionError
+	if st.Execute {
+		offsets := make(map[kafka.TopicPartition]int64, len(plan.rows))
+		for _, r := range plan.rows {
+			offsets[r.tp] = r.target
+		}
+		if failed, err = s.cl.AlterShareGroupOffsets(ctx, st.Group, offsets); err != nil {
+			if kafka.IsGroupNotEmpty(err) {
+				if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+					return nil, fmt.Errorf("nothing was changed: %w", shareMembersError(shareResetWhat(st), g))
+				}
+			}
+			return nil, fmt.Errorf("%s: nothing was changed: %w", shareResetWhat(st), err)
+		}
+		s.forgetNames()
+	}
+	rows := make([]result.Row, 0, len(plan.rows))
+	for _, r := range plan.rows {
+		var cur, newOff, lagAfter any
+		if r.current != nil {
+			cur = *r.current
+		}
+		if failed[r.tp] == nil {
+			newOff, lagAfter = r.target, r.latest-r.target
+		}
+		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, plan.lagBefore(r), lagAfter})
+	}
+	res := result.NewSlice(resetCols, rows)
+	res.Notes = plan.notes
+	n := len(plan.rows)
+	switch {
+	case !st.Execute:
+		run := *st
+		run.Execute = true
+		pinned := ""
+		if st.To.Kind == lang.ResetAgo {
+			// d AGO run again would resolve against a later clock: the
+			// statement that moves these rows names the time itself.
+			run.To = lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: plan.at}
+			ago := lang.Format(&lang.ResetShareGroup{Group: st.Group, To: st.To})
+			ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
+			pinned = fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(plan.at).UTC().Format(time.RFC3339Nano))
+		}
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was changed; to move these start offsets run: %s;%s", lang.Format(&run), pinned))
+	case len(failed) > 0:
+		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET SHARE GROUP %q (%d of %d partitions moved; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
+		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: moved the start offsets of %d of %d partitions of share group %q", n-len(failed), n, st.Group))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("executed: moved the start offsets of %d %s of share group %q", n, plural(n, "partition", "partitions"), st.Group))
+	}
+	return res, nil
+}
+
+var deleteShareOffsetsCols = []result.Column{col("group", result.String), col("topic", result.String), col("result", result.String)}
+
+// deleteShareGroup deletes a whole share group (DeleteGroups, which Kafka
+// uses for every group type) or, with TOPIC, its state for those topics
+// (DeleteShareGroupOffsets), at the coordinator. It asks first whether the
+// group exists and is empty, so a consumer group of the same name is never
+// deleted by DELETE SHARE GROUP, and a refusal names the members.
+func (s *Session) deleteShareGroup(ctx context.Context, st *lang.DeleteShareGroup) (result.Result, error) {
+	what := fmt.Sprintf("DELETE SHARE GROUP %q", st.Group)
+	g, found, err := s.shareStatus(ctx, st.Group)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: %w", what, noShareGroup(st.Group))
+	}
+	if len(g.Members) > 0 {
+		return nil, shareMembersError(what, g)
+	}
+	if st.Topics == nil {
+		err := s.cl.DeleteGroup(ctx, st.Group)
+		switch {
+		case err == nil:
+			s.forgetNames()
+			return result.NewSlice(deleteGroupCols, []result.Row{{st.Group, "deleted"}}), nil
+		case kafka.IsGroupNotFound(err):
+			return nil, fmt.Errorf("%s: %w", what, noShareGroup(st.Group))
+		case kafka.IsGroupNotEmpty(err):
+			if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+				return nil, shareMembersError(what, g)
+			}
+		}
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	failed, coordinator, err := s.cl.DeleteShareGroupOffsets(ctx, st.Group, st.Topics)
+	if err != nil {
+		if kafka.IsGroupNotEmpty(err) {
+			if g, found, serr := s.shareStatus(ctx, st.Group); serr == nil && found {
+				return nil, shareMembersError(what, g)
+			}
+		}
+		return nil, fmt.Errorf("%s: nothing was deleted: %w", what, err)
+	}
+	res := result.NewSlice(deleteShareOffsetsCols, nil)
+	var missing []error
+	for _, t := range st.Topics {
+		var r any = "deleted"
+		if ferr := failed[t]; ferr != nil {
+			r = nil
+			missing = append(missing, fmt.Errorf("DeleteShareGroupOffsets: topic %q on coordinator broker %d (%s): %s", t, coordinator, s.cl.Latest().Addr(coordinator), kafka.Describe(ferr)))
+		}
+		res.Rows = append(res.Rows, result.Row{st.Group, t, r})
+	}
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("%s (%d of %d topics deleted; the rows with a NULL result were not)", what, len(st.Topics)-len(missing), len(st.Topics)), Missing: missing}
+	} else {
+		s.forgetNames()
+	}
+	return res, nil
+}
