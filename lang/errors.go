@@ -277,7 +277,11 @@ func (exp expectation) labels(prev string) []string {
 			items = append(items, item{l, 1001})
 		}
 		if exp.classes[tkDuration] {
-			items = append(items, item{"a duration AGO", 1002})
+			l := "a duration AGO"
+			if prev == "THAN" { // SHOW HANGING TRANSACTIONS OLDER THAN d
+				l = "a duration"
+			}
+			items = append(items, item{l, 1002})
 		}
 		if exp.classes[tkString] && !exp.classes[tkWord] {
 			l := "a string"
@@ -324,6 +328,8 @@ func nameLabel(prev string) string {
 		return "a subject name"
 	case "MESSAGE":
 		return "a message name"
+	case "TRANSACTION":
+		return "a transactional id"
 	case "(", ",":
 		return "a config name"
 	}
@@ -366,7 +372,7 @@ func statementLabel(toks []token) string {
 		first = "DESCRIBE"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			return first + " " + strings.ToUpper(toks[i+1].text)
 		}
@@ -376,7 +382,7 @@ func statementLabel(toks []token) string {
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
 	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
-	"ALTER": true, "RESET": true, "DELETE": true}
+	"ALTER": true, "RESET": true, "DELETE": true, "ABORT": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {

@@ -58,6 +58,7 @@ type gStmt struct {
 	Alter    *gAlter    `parser:"| @@"`
 	Reset    *gReset    `parser:"| @@"`
 	Delete   *gDelete   `parser:"| @@"`
+	Abort    *gAbort    `parser:"| @@"`
 }
 
 type gShow struct {
@@ -68,6 +69,7 @@ type gShow struct {
 	PLike   *gLike          `parser:"         @@?"`
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
+	Txn     *gShowTxn       `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }
@@ -98,7 +100,7 @@ type gLike struct {
 }
 
 type gDescribe struct {
-	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP')"`
+	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP' | 'TRANSACTION')"`
 	Name    *gName          `parser:"  @@"`
 	Subject *gName          `parser:"| 'SUBJECT' @@"`
 	Version *gNum           `parser:"  ( 'VERSION' @@ )? )"`

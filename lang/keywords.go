@@ -8,7 +8,7 @@ import (
 // keywordOrder lists every keyword in the order error messages list them:
 // statements first, then each statement's words in grammar order.
 var keywordOrder = []string{
-	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN",
+	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT", "EXPLAIN",
 	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
@@ -20,6 +20,7 @@ var keywordOrder = []string{
 	"CONFIGS", "BROKER", "SET", "UNSET",
 	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 	"SUBJECTS", "SCHEMAS", "SUBJECT",
+	"TRANSACTIONS", "TRANSACTION", "HANGING", "ON", "OLDER", "THAN", "PRODUCER", "EPOCH",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

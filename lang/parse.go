@@ -159,6 +159,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.show(g.Show)
 	case g.Describe != nil && g.Describe.Subject != nil:
 		return ps.describeSubject(g.Describe)
+	case g.Describe != nil && strings.EqualFold(g.Describe.Kind, "TRANSACTION"):
+		return ps.describeTransaction(g.Describe)
 	case g.Describe != nil:
 		name, e := ps.name(g.Describe.Name, strings.ToLower(g.Describe.Kind))
 		if e != nil {
@@ -190,6 +192,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.reset(g.Reset)
 	case g.Delete != nil:
 		return ps.deleteStmt(g.Delete)
+	case g.Abort != nil:
+		return ps.abort(g.Abort)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
@@ -207,6 +211,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Schemas != nil {
 		return ps.showSchemas(g)
+	}
+	if g.Txn != nil {
+		return ps.showTxn(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {
