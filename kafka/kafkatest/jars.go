@@ -3,6 +3,8 @@ package kafkatest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +33,10 @@ func KafkaVersion() string {
 // LibsDir returns where the jars of this Kafka version are cached:
 // $KQL_KAFKA_LIBS if set (a directory of jars you provide, e.g. the libs/ of
 // an unpacked Kafka release), else
-// ${XDG_CACHE_HOME:-$HOME/.cache}/kql/kafka-<version>/libs.
+// ${XDG_CACHE_HOME:-$HOME/.cache}/kql/kafka-<version>-<pom>/libs, where
+// <pom> is a digest of testdata/kafka/pom.xml: a pom that asks for another
+// artifact gets a cache of its own, filled on first use, and a cache that
+// running brokers still read is never changed under them.
 func LibsDir(version string) (string, error) {
 	if d := os.Getenv("KQL_KAFKA_LIBS"); d != "" {
 		return d, nil
@@ -40,7 +45,16 @@ func LibsDir(version string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("finding a cache directory for the Kafka jars (set XDG_CACHE_HOME or HOME, or KQL_KAFKA_LIBS): %w", err)
 	}
-	return filepath.Join(cache, "kql", "kafka-"+version, "libs"), nil
+	pom, err := TestdataFile("pom.xml")
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(pom)
+	if err != nil {
+		return "", fmt.Errorf("reading the test bed's Maven pom: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return filepath.Join(cache, "kql", "kafka-"+version+"-"+hex.EncodeToString(sum[:6]), "libs"), nil
 }
 
 // EnsureJars returns a directory holding Apache Kafka's broker and its
@@ -126,7 +140,8 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 
 // checkLibs says whether dir looks like a complete set of broker jars.
 func checkLibs(dir, version string) error {
-	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar"}
+	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar",
+		"kafka-tools-" + version + ".jar"}
 	for _, w := range want {
 		if _, err := os.Stat(filepath.Join(dir, w)); err != nil {
 			return fmt.Errorf("%s has no %s", dir, w)

@@ -164,7 +164,7 @@ func TestCheckLibs(t *testing.T) {
 	if err := checkLibs(dir, "4.3.1"); err == nil {
 		t.Fatal("checkLibs accepted an empty directory")
 	}
-	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar"} {
+	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar", "kafka-tools-4.3.1.jar"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "slf4j binding") {
