@@ -330,6 +330,13 @@ func TestHangingWhenTheCoordinatorForgotThePartition(t *testing.T) {
 	require.Contains(t, rows[0][9], "broker 1 did not answer ListTransactions")
 	require.True(t, result.IsPartial(res.Err()), "the result is partial: %v", res.Err())
 	require.ErrorContains(t, res.Err(), "ListTransactions to broker 1")
+
+	// SHOW TRANSACTIONS without broker 1's answer is partial and names it.
+	rows, res, _ = run(t, s, &lang.ShowTransactions{})
+	require.Empty(t, rows)
+	require.True(t, result.IsPartial(res.Err()), "the result is partial: %v", res.Err())
+	require.ErrorContains(t, res.Err(), "ListTransactions to broker 1")
+	require.ErrorContains(t, res.Err(), "each broker lists only the transactional ids it coordinates")
 }
 
 // TestAbortTransactionDryRunAndExecute on kfake: the dry run says where the
@@ -363,6 +370,18 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	require.Equal(t, []any{int64(4), true}, []any{rows[0][8], rows[0][9]}, "lso_after, executed")
 	drows, _ := mustRun(t, s, &lang.DescribeTopic{Topic: topic})
 	require.Equal(t, []any{int64(4), int64(4), int64(0)}, []any{drows[p][5], drows[p][7], drows[p][8]}, "latest_offset, lso, lso_lag after the abort")
+
+	plan, _ := mustRun(t, s, &lang.Explain{Stmt: &exec})
+	var routed []string
+	for _, r := range plan {
+		if r[1] == "WriteTxnMarkers" || r[1] == "DescribeProducers" {
+			routed = append(routed, fmt.Sprintf("%v %v %v", r[1], r[2], r[4]))
+		}
+	}
+	require.Equal(t, []string{
+		fmt.Sprintf("DescribeProducers %d %s/%d", leaders[p], topic, p),
+		fmt.Sprintf("WriteTxnMarkers %d %s/%d", leaders[p], topic, p),
+	}, routed, "EXPLAIN names the partition's leader for both")
 
 	_, _, err := run(t, s, &lang.AbortTransaction{Topic: topic, Partition: p, ProducerID: txn.pid, ProducerEpoch: txn.epoch + 1})
 	require.ErrorContains(t, err, fmt.Sprintf("has epoch %d, not %d", txn.epoch, txn.epoch+1))

@@ -374,7 +374,11 @@ func statementLabel(toks []token) string {
 	switch first {
 	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
-			return first + " " + strings.ToUpper(toks[i+1].text)
+			second := strings.ToUpper(toks[i+1].text)
+			if second == "HANGING" && i+2 < len(toks) && toks[i+2].kind == tkWord { // SHOW HANGING TRANSACTIONS
+				second += " " + strings.ToUpper(toks[i+2].text)
+			}
+			return first + " " + second
 		}
 	}
 	return first

@@ -178,3 +178,38 @@ func TestCheckLibs(t *testing.T) {
 		t.Fatal("checkLibs accepted jars of another version")
 	}
 }
+
+// TestLibsDirFollowsThePom: a pom that asks for another artifact (as
+// kafka-tools was added for RunTool) gets a jar cache of its own, so the
+// fill fetches it instead of trusting a cache filled from the old pom.
+func TestLibsDirFollowsThePom(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("KQL_ROOT", root)
+	t.Setenv("KQL_KAFKA_LIBS", "")
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
+	pom := filepath.Join(root, "testdata", "kafka", "pom.xml")
+	if err := os.MkdirAll(filepath.Dir(pom), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dirFor := func(content string) string {
+		t.Helper()
+		if err := os.WriteFile(pom, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := LibsDir("4.3.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a, b, again := dirFor("<project>a</project>"), dirFor("<project>a plus kafka-tools</project>"), dirFor("<project>a</project>")
+	if a == b {
+		t.Errorf("two poms share the cache %s", a)
+	}
+	if a != again {
+		t.Errorf("the same pom got two caches: %s and %s", a, again)
+	}
+	if !strings.HasPrefix(a, filepath.Join(root, "cache", "kql", "kafka-4.3.1-")) || filepath.Base(a) != "libs" {
+		t.Errorf("cache %s is not under the version's directory", a)
+	}
+}
