@@ -52,14 +52,24 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 	if err != nil {
 		return nil, err
 	}
+	// The high watermark and, concurrently, the last stable offset: where
+	// a read_committed consumer stops. It trails the high watermark while a
+	// transaction is open, and stays behind for good while one hangs.
+	var (
+		stable       map[kafka.TopicPartition]kafka.OffsetAnswer
+		sfail        map[kafka.TopicPartition]*kafka.PartitionError
+		serr         error
+		stableClosed = make(chan struct{})
+	)
+	go func() {
+		defer close(stableClosed)
+		stable, sfail, serr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
+	}()
 	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
-	if err != nil {
-		return nil, err
+	<-stableClosed
+	if err == nil {
+		err = serr
 	}
-	// The last stable offset: where a read_committed consumer stops. It
-	// trails the high watermark while a transaction is open, and stays
-	// behind for good while one hangs.
-	stable, sfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
 	if err != nil {
 		return nil, err
 	}
