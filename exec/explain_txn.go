@@ -17,6 +17,7 @@ import (
 func (s *Session) explainTxn(ctx context.Context, p *planner, m *kafka.Metadata, stmt lang.Statement) error {
 	// judge's steps: who lists the producers, then their coordinators.
 	judgeSteps := func(what string) {
+		p.any("Metadata", "brokers")
 		everyBroker(p, m, "ListTransactions", what+" (each broker lists only the transactional ids it coordinates)")
 		p.any("FindCoordinator", "their transactional ids (key type transaction)")
 		p.step++
