@@ -558,3 +558,31 @@ func TestHangingTransactionIsFoundAndAbortedOnRealKafka(t *testing.T) {
 	require.Empty(t, rows)
 	require.Empty(t, runTransactionsCommand(t, r, "find-hanging", "--topic", topic))
 }
+
+// TestDescribeTransactionWithNothingOpen: a committed transactional id is
+// one row with NULL partition columns (its state, epoch and timeout are
+// still the coordinator's; Kafka keeps the last start time), never an
+// empty grid; an id no coordinator knows is an error that says so.
+func TestDescribeTransactionWithNothingOpen(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic := kafkatest.TopicName(t)
+		kafkatest.CreateTopic(t, b, topic, 1, 3, nil)
+		id := kafkatest.GroupName(t) + "-done"
+		cl := kafkatest.Client(t, b, kgo.TransactionalID(id), kgo.DefaultProduceTopic(topic))
+		require.NoError(t, cl.BeginTransaction())
+		require.NoError(t, cl.ProduceSync(ctxT(t), &kgo.Record{Value: []byte("v")}).FirstErr())
+		require.NoError(t, cl.EndTransaction(ctxT(t), kgo.TryCommit))
+
+		var rows []result.Row
+		require.Eventually(t, func() bool { // the coordinator completes the commit after answering EndTxn
+			rows, _ = mustRun(t, s, &lang.DescribeTransaction{ID: id})
+			return len(rows) == 1 && (rows[0][4] == "Empty" || rows[0][4] == "CompleteCommit") // kfake, Kafka
+		}, 10*time.Second, 100*time.Millisecond, "one row, the transaction complete: %v", rows)
+		require.Nil(t, rows[0][7], "topic")
+		require.Equal(t, []any{nil, nil, nil}, []any(rows[0][8:]))
+
+		_, _, err := run(t, s, &lang.DescribeTransaction{ID: id + "-never"})
+		require.ErrorContains(t, err, fmt.Sprintf("no transactional id %q", id+"-never"))
+	})
+}
