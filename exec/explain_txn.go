@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -60,7 +61,9 @@ func (s *Session) explainTxn(ctx context.Context, p *planner, m *kafka.Metadata,
 			}
 		}
 		p.any("Metadata", what)
-		p.leaders("DescribeProducers", m, parts)
+		for batch := range slices.Chunk(parts, 500) { // kafka.DescribeProducers' rounds
+			p.leaders("DescribeProducers", m, batch)
+		}
 		judgeSteps("the producers of open transactions older than the threshold, if any")
 	case *lang.AbortTransaction:
 		with, err := s.cl.WithTopic(ctx, m, x.Topic)

@@ -586,3 +586,31 @@ func TestDescribeTransactionWithNothingOpen(t *testing.T) {
 		require.ErrorContains(t, err, fmt.Sprintf("no transactional id %q", id+"-never"))
 	})
 }
+
+// TestShowHangingAsksEachLeaderInBatches: DescribeProducers carries at most
+// 500 partitions, as find-hanging's batches, and still one request per
+// leader broker per batch, never one per partition.
+func TestShowHangingAsksEachLeaderInBatches(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "wide", 600)
+	f.trace.reset()
+	topic := "wide"
+	rows, _ := mustRun(t, f.sess, &lang.ShowHangingTransactions{Topic: &topic})
+	require.Empty(t, rows)
+	require.Equal(t, map[int32]int{0: 2, 1: 2, 2: 2}, f.trace.count("DescribeProducers"))
+	plan, _ := mustRun(t, f.sess, &lang.Explain{Stmt: &lang.ShowHangingTransactions{Topic: &topic}})
+	steps := map[any]int{}
+	for _, r := range plan {
+		if r[1] == "DescribeProducers" {
+			steps[r[0]]++
+		}
+	}
+	require.Equal(t, map[any]int{int64(2): 3, int64(3): 3}, steps, "EXPLAIN shows the two rounds, one request per leader each")
+	f.trace.mu.Lock()
+	defer f.trace.mu.Unlock()
+	for _, e := range f.trace.events {
+		if e.API == "DescribeProducers" {
+			require.LessOrEqual(t, len(e.Items), 500)
+		}
+	}
+}

@@ -145,8 +145,35 @@ type ProducerState struct {
 }
 
 // DescribeProducers asks each partition's leader for its active producers,
-// one request per leader broker.
+// one request per leader broker for up to describeProducersBatch
+// partitions; more are asked in rounds of that many, as
+// kafka-transactions.sh find-hanging does, so one request never carries a
+// whole large cluster.
 func (c *Cluster) DescribeProducers(ctx context.Context, m *Metadata, parts []TopicPartition) (map[TopicPartition][]ProducerState, map[TopicPartition]*PartitionError, error) {
+	got := make(map[TopicPartition][]ProducerState, len(parts))
+	var failed map[TopicPartition]*PartitionError
+	for batch := range slices.Chunk(parts, describeProducersBatch) {
+		g, f, err := c.describeProducers(ctx, m, batch)
+		for tp, v := range g {
+			got[tp] = v
+		}
+		for tp, pe := range f {
+			if failed == nil {
+				failed = make(map[TopicPartition]*PartitionError)
+			}
+			failed[tp] = pe
+		}
+		if err != nil {
+			return got, failed, err
+		}
+	}
+	return got, failed, nil
+}
+
+// describeProducersBatch is find-hanging's MAX_BATCH_SIZE.
+const describeProducersBatch = 500
+
+func (c *Cluster) describeProducers(ctx context.Context, m *Metadata, parts []TopicPartition) (map[TopicPartition][]ProducerState, map[TopicPartition]*PartitionError, error) {
 	return Leaders(ctx, c, m, parts, LeaderRequest[[]ProducerState]{
 		API: "DescribeProducers",
 		Build: func(bparts []TopicPartition) kmsg.Request {
