@@ -104,11 +104,11 @@ func TestStatementsOnBothBackends(t *testing.T) {
 			require.Len(t, rows, 6)
 			for _, r := range rows {
 				require.Equal(t, int64(leaders[int32(r[0].(int64))]), r[1])
-				require.Equal(t, []any{int64(0), int64(10), int64(10)}, []any{r[4], r[5], r[6]})
+				require.Equal(t, []any{int64(0), int64(10), int64(10), int64(10), int64(0)}, []any{r[4], r[5], r[6], r[7], r[8]})
 			}
 			require.Len(t, tr.count("ListOffsets"), 3)
 			for id, n := range tr.count("ListOffsets") {
-				require.Equal(t, 2, n, "broker %d: one ListOffsets per bound", id)
+				require.Equal(t, 3, n, "broker %d: one ListOffsets per bound (earliest, latest, last stable)", id)
 			}
 		})
 
@@ -126,7 +126,7 @@ func TestStatementsOnBothBackends(t *testing.T) {
 			require.Len(t, leaders, 3, "60 partitions are led by all 3 brokers")
 			require.Equal(t, map[int32]int{}, without(tr.count("Metadata"), 1), "one Metadata request")
 			for id, n := range tr.count("ListOffsets") {
-				require.Equal(t, 2, n, "broker %d: one ListOffsets for the earliest and one for the latest offsets, not one per partition", id)
+				require.Equal(t, 3, n, "broker %d: one ListOffsets each for the earliest, latest and last stable offsets, not one per partition", id)
 			}
 			require.Len(t, tr.count("ListOffsets"), 3)
 		})

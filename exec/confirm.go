@@ -27,6 +27,8 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 		return true
 	case *lang.ResetShareGroup:
 		return st.Execute
+	case *lang.AbortTransaction:
+		return st.Execute
 	}
 	return false
 }
@@ -125,6 +127,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		return q + fmt.Sprintf(": %s in %d %s?", countRecords(n), parts, plural(parts, "partition", "partitions")), true
 	case *lang.DeleteShareGroup, *lang.ResetShareGroup:
 		return s.shareConfirmation(ctx, st)
+	case *lang.AbortTransaction:
+		return s.abortQuestion(ctx, st), true
 	}
 	return "", false
 }

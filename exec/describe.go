@@ -18,7 +18,7 @@ import (
 var describeTopicCols = []result.Column{
 	col("partition", result.Int), col("leader", result.Int), col("replicas", result.Ints),
 	col("in_sync_replicas", result.Ints), col("earliest_offset", result.Int), col("latest_offset", result.Int),
-	col("messages", result.Int),
+	col("messages", result.Int), col("lso", result.Int), col("lso_lag", result.Int),
 }
 
 func partitionsOf(t *kafka.Topic) []kafka.TopicPartition {
@@ -52,14 +52,31 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 	if err != nil {
 		return nil, err
 	}
+	// The high watermark and, concurrently, the last stable offset: where
+	// a read_committed consumer stops. It trails the high watermark while a
+	// transaction is open, and stays behind for good while one hangs.
+	var (
+		stable       map[kafka.TopicPartition]kafka.OffsetAnswer
+		sfail        map[kafka.TopicPartition]*kafka.PartitionError
+		serr         error
+		stableClosed = make(chan struct{})
+	)
+	go func() {
+		defer close(stableClosed)
+		stable, sfail, serr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
+	}()
 	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+	<-stableClosed
+	if err == nil {
+		err = serr
+	}
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]result.Row, 0, len(parts))
 	for _, p := range t.Partitions {
 		tp := kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
-		var leader, lo, hi, n any
+		var leader, lo, hi, n, lso, lsoLag any
 		if p.Leader >= 0 {
 			leader = int64(p.Leader)
 		}
@@ -74,10 +91,16 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 		if eok && lok {
 			n = l.Offset - e.Offset
 		}
-		rows = append(rows, result.Row{int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR), lo, hi, n})
+		if sa, ok := stable[tp]; ok {
+			lso = sa.Offset
+			if lok {
+				lsoLag = l.Offset - sa.Offset
+			}
+		}
+		rows = append(rows, result.Row{int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR), lo, hi, n, lso, lsoLag})
 	}
 	res := result.NewSlice(describeTopicCols, rows)
-	missing := append(partitionErrors(efail), partitionErrors(lfail)...)
+	missing := append(append(partitionErrors(efail), partitionErrors(lfail)...), partitionErrors(sfail)...)
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE TOPIC %q (offsets of some partitions)", st.Topic), Missing: missing}
 	}

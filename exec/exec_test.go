@@ -164,8 +164,9 @@ func TestDescribeTopicOneListOffsetsPerLeaderBroker(t *testing.T) {
 		require.Equal(t, int64(2), r[6])
 		require.Equal(t, r[0].(int64)%3, r[1], "leader column")
 	}
-	// Two ListOffsets steps (earliest, latest), each one request per leader broker.
-	require.Equal(t, map[int32]int{0: 2, 1: 2, 2: 2}, f.trace.count("ListOffsets"))
+	// Three ListOffsets (earliest; latest and the last stable offset,
+	// concurrently), each one request per leader broker.
+	require.Equal(t, map[int32]int{0: 3, 1: 3, 2: 3}, f.trace.count("ListOffsets"))
 }
 
 func TestDescribeTopicPartitionWithNoAnswerIsNotZero(t *testing.T) {
@@ -488,7 +489,8 @@ func TestExplainShowsOneListOffsetsPerLeader(t *testing.T) {
 			lo = append(lo, r)
 		}
 	}
-	require.Len(t, lo, 6, "two steps, each one request per leader broker")
+	require.Len(t, lo, 9, "earliest, latest and the last stable offset, each one request per leader broker")
+	require.Equal(t, []any{int64(2), int64(3), int64(3)}, []any{lo[0][0], lo[3][0], lo[6][0]}, "latest and the LSO in one step, concurrently")
 	require.Equal(t, "t/0, t/3", lo[0][4])
 	require.Empty(t, f.trace.count("ListOffsets"), "EXPLAIN runs nothing but metadata")
 }

@@ -109,6 +109,8 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if x.Execute {
 			p.leaders("DeleteRecords", m, parts)
 		}
+	case *lang.ShowTransactions, *lang.DescribeTransaction, *lang.ShowHangingTransactions, *lang.AbortTransaction:
+		return true, s.explainTxn(ctx, p, m, stmt)
 	default:
 		return s.explainShare(ctx, p, m, stmt)
 	}

@@ -134,6 +134,14 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.resetShareGroup(ctx, st)
 	case *lang.DeleteShareGroup:
 		return s.deleteShareGroup(ctx, st)
+	case *lang.ShowTransactions:
+		return s.showTransactions(ctx)
+	case *lang.DescribeTransaction:
+		return s.describeTransaction(ctx, st)
+	case *lang.ShowHangingTransactions:
+		return s.showHanging(ctx, st)
+	case *lang.AbortTransaction:
+		return s.abortTransaction(ctx, st)
 	case *lang.Explain:
 		return s.explain(ctx, st)
 	case nil:

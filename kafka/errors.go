@@ -96,6 +96,7 @@ func (e *PartitionError) Unwrap() error { return e.Err }
 // GroupError is one group's failure.
 type GroupError struct {
 	API    string
+	Kind   string // what Group names: "" or "group", or "transactional id"
 	Group  string
 	Broker int32
 	Addr   string
@@ -103,16 +104,20 @@ type GroupError struct {
 }
 
 func (e *GroupError) Error() string {
+	kind := e.Kind
+	if kind == "" {
+		kind = "group"
+	}
 	if e.API == "FindCoordinator" && e.Broker >= 0 {
 		// The lookup itself failed: the broker that answered it is not
 		// the group's coordinator.
-		return fmt.Sprintf("FindCoordinator for group %q, answered by broker %d (%s): %s", e.Group, e.Broker, e.Addr, describe(e.Err))
+		return fmt.Sprintf("FindCoordinator for %s %q, answered by broker %d (%s): %s", kind, e.Group, e.Broker, e.Addr, describe(e.Err))
 	}
 	where := "no coordinator"
 	if e.Broker >= 0 {
 		where = fmt.Sprintf("coordinator broker %d (%s)", e.Broker, e.Addr)
 	}
-	return fmt.Sprintf("%s: group %q on %s: %s", e.API, e.Group, where, describe(e.Err))
+	return fmt.Sprintf("%s: %s %q on %s: %s", e.API, kind, e.Group, where, describe(e.Err))
 }
 func (e *GroupError) Unwrap() error { return e.Err }
 

@@ -29,16 +29,48 @@ type GroupRequest[R any] struct {
 	// had no group-level error, so per-item errors inside that answer
 	// can name it (a later FindCoordinator may name another, or none).
 	Answered func(group string, broker int32)
+	// Keys is what the keys are: groups (the zero value) or
+	// transactional ids, whose coordinator FindCoordinator finds with
+	// key type 1 (a transaction coordinator is usually another broker
+	// than the group coordinator of the same string).
+	Keys CoordinatorKeys
+}
+
+// CoordinatorKeys is FindCoordinator's key type.
+type CoordinatorKeys int8
+
+const (
+	GroupKeys       CoordinatorKeys = 0
+	TransactionKeys CoordinatorKeys = 1
+)
+
+// kind names a key in messages.
+func (k CoordinatorKeys) kind() string {
+	if k == TransactionKeys {
+		return "transactional id"
+	}
+	return "group"
 }
 
 // FindCoordinators asks any broker which broker coordinates each group, in
 // one batched FindCoordinator where the broker supports it (v4+, KIP-699).
 func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[string]int32, map[string]*GroupError, error) {
+	return c.findCoordinators(ctx, GroupKeys, groups)
+}
+
+// FindTxnCoordinators asks any broker which broker coordinates each
+// transactional id (FindCoordinator, key type transaction).
+func (c *Cluster) FindTxnCoordinators(ctx context.Context, ids []string) (map[string]int32, map[string]*GroupError, error) {
+	return c.findCoordinators(ctx, TransactionKeys, ids)
+}
+
+func (c *Cluster) findCoordinators(ctx context.Context, keys CoordinatorKeys, groups []string) (map[string]int32, map[string]*GroupError, error) {
 	const api = "FindCoordinator"
+	kind := keys.kind()
 	out := make(map[string]int32, len(groups))
 	failed := make(map[string]*GroupError)
 	req := kmsg.NewPtrFindCoordinatorRequest()
-	req.CoordinatorType = 0 // group
+	req.CoordinatorType = int8(keys)
 	req.CoordinatorKey = groups[0]
 	req.CoordinatorKeys = groups
 	raw, by, err := c.AnyBroker(ctx, api, groups, req)
@@ -51,6 +83,7 @@ func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[st
 		for i, g := range groups {
 			if i > 0 {
 				req := kmsg.NewPtrFindCoordinatorRequest()
+				req.CoordinatorType = int8(keys)
 				req.CoordinatorKey = g
 				if raw, by, err = c.AnyBroker(ctx, api, []string{g}, req); err != nil {
 					return nil, nil, err
@@ -58,7 +91,7 @@ func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[st
 				resp = raw.(*kmsg.FindCoordinatorResponse)
 			}
 			if resp.ErrorCode != 0 {
-				failed[g] = &GroupError{API: api, Group: g, Broker: by, Addr: c.addr(by), Err: kerr.ErrorForCode(resp.ErrorCode)}
+				failed[g] = &GroupError{API: api, Kind: kind, Group: g, Broker: by, Addr: c.addr(by), Err: kerr.ErrorForCode(resp.ErrorCode)}
 				continue
 			}
 			out[g] = resp.NodeID
@@ -67,14 +100,14 @@ func (c *Cluster) FindCoordinators(ctx context.Context, groups []string) (map[st
 	}
 	for _, co := range resp.Coordinators {
 		if co.ErrorCode != 0 {
-			failed[co.Key] = &GroupError{API: api, Group: co.Key, Broker: by, Addr: c.addr(by), Err: kerr.ErrorForCode(co.ErrorCode)}
+			failed[co.Key] = &GroupError{API: api, Kind: kind, Group: co.Key, Broker: by, Addr: c.addr(by), Err: kerr.ErrorForCode(co.ErrorCode)}
 			continue
 		}
 		out[co.Key] = co.NodeID
 	}
 	for _, g := range groups {
 		if _, ok := out[g]; !ok && failed[g] == nil {
-			failed[g] = &GroupError{API: api, Group: g, Broker: by, Addr: c.addr(by), Err: errors.New("the broker's response did not mention this group")}
+			failed[g] = &GroupError{API: api, Kind: kind, Group: g, Broker: by, Addr: c.addr(by), Err: errors.New("the broker's response did not mention this " + kind)}
 		}
 	}
 	return out, failed, nil
@@ -96,7 +129,7 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 		if attempt > 0 && !sleep(ctx, 100*time.Millisecond<<(attempt-1)) {
 			return got, failed, ctx.Err()
 		}
-		coords, ferr, err := c.FindCoordinators(ctx, pending)
+		coords, ferr, err := c.findCoordinators(ctx, gr.Keys, pending)
 		if err != nil {
 			return got, failed, err
 		}
@@ -119,7 +152,7 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 				defer mu.Unlock()
 				if err != nil {
 					for _, g := range bgroups {
-						failed[g] = &GroupError{API: gr.API, Group: g, Broker: broker, Addr: c.addr(broker), Err: err}
+						failed[g] = &GroupError{API: gr.API, Kind: gr.Keys.kind(), Group: g, Broker: broker, Addr: c.addr(broker), Err: err}
 					}
 					return
 				}
@@ -128,7 +161,7 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 					seen[a.Group] = true
 					if a.Code != 0 {
 						err := withBrokerMessage(kerr.ErrorForCode(a.Code), a.Msg)
-						failed[a.Group] = &GroupError{API: gr.API, Group: a.Group, Broker: broker, Addr: c.addr(broker), Err: err}
+						failed[a.Group] = &GroupError{API: gr.API, Kind: gr.Keys.kind(), Group: a.Group, Broker: broker, Addr: c.addr(broker), Err: err}
 						continue
 					}
 					got[a.Group] = a.Value
@@ -138,7 +171,7 @@ func Coordinators[R any](ctx context.Context, c *Cluster, groups []string, gr Gr
 				}
 				for _, g := range bgroups {
 					if !seen[g] {
-						failed[g] = &GroupError{API: gr.API, Group: g, Broker: broker, Addr: c.addr(broker), Err: errors.New("the coordinator's response did not mention this group")}
+						failed[g] = &GroupError{API: gr.API, Kind: gr.Keys.kind(), Group: g, Broker: broker, Addr: c.addr(broker), Err: errors.New("the coordinator's response did not mention this " + gr.Keys.kind())}
 					}
 				}
 			})

@@ -283,7 +283,11 @@ func (exp expectation) labels(prev string) []string {
 			items = append(items, item{l, 1001})
 		}
 		if exp.classes[tkDuration] {
-			items = append(items, item{"a duration AGO", 1002})
+			l := "a duration AGO"
+			if prev == "THAN" { // SHOW HANGING TRANSACTIONS OLDER THAN d
+				l = "a duration"
+			}
+			items = append(items, item{l, 1002})
 		}
 		if exp.classes[tkString] && !exp.classes[tkWord] {
 			l := "a string"
@@ -336,6 +340,8 @@ func nameLabel(prev string) string {
 		return "a client id"
 	case "IP":
 		return "an IP address"
+	case "TRANSACTION":
+		return "a transactional id"
 	case "(", ",":
 		return "a config name"
 	}
@@ -381,11 +387,14 @@ func statementLabel(toks []token) string {
 		return "EXPLAIN ACCESS"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			second := strings.ToUpper(toks[i+1].text)
 			if second == "SHARE" && i+2 < len(toks) && toks[i+2].kind == tkWord { // SHOW SHARE GROUPS, RESET SHARE GROUP
 				return first + " SHARE " + strings.ToUpper(toks[i+2].text)
+			}
+			if second == "HANGING" && i+2 < len(toks) && toks[i+2].kind == tkWord { // SHOW HANGING TRANSACTIONS
+				second += " " + strings.ToUpper(toks[i+2].text)
 			}
 			return first + " " + second
 		}
@@ -395,7 +404,7 @@ func statementLabel(toks []token) string {
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
 	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
-	"ALTER": true, "RESET": true, "DELETE": true, "GRANT": true, "DENY": true, "REVOKE": true}
+	"ALTER": true, "RESET": true, "DELETE": true, "GRANT": true, "DENY": true, "REVOKE": true, "ABORT": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {

@@ -61,6 +61,7 @@ type gStmt struct {
 	Delete   *gDelete   `parser:"| @@"`
 	Grant    *gGrant    `parser:"| @@"`
 	Revoke   *gRevoke   `parser:"| @@"`
+	Abort    *gAbort    `parser:"| @@"`
 }
 
 type gShow struct {
@@ -73,6 +74,7 @@ type gShow struct {
 	Configs *gShowConfigs   `parser:"       | @@"`
 	Quotas  *gShowQuotas    `parser:"       | @@"`
 	Share   *gShowShare     `parser:"       | @@"`
+	Txn     *gShowTxn       `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@"`
 	ACLs    *gShowACLs      `parser:"       | @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
@@ -104,7 +106,7 @@ type gLike struct {
 }
 
 type gDescribe struct {
-	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP')"`
+	Kind    string          `parser:"('DESCRIBE' | 'DESC') ( @('TOPIC' | 'GROUP' | 'TRANSACTION')"`
 	Name    *gName          `parser:"  @@"`
 	Subject *gName          `parser:"| 'SUBJECT' @@"`
 	Version *gNum           `parser:"  ( 'VERSION' @@ )?"`

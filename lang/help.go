@@ -122,6 +122,23 @@ var statementHelp = []HelpEntry{
 		"  keys: producer_byte_rate, consumer_byte_rate, request_percentage, controller_mutation_rate;\n" +
 		"        connection_creation_rate for IP addresses",
 		"ALTER QUOTA FOR USER alice CLIENT reports SET (consumer_byte_rate = 1048576)"},
+	{"SHOW TRANSACTIONS", "SHOW TRANSACTIONS" + metaSuffix +
+		"\n  every transactional id (ListTransactions on every broker: each lists those it coordinates);" +
+		"\n  columns: transactional_id, producer_id, producer_epoch, state, timeout_ms, coordinator",
+		"SHOW TRANSACTIONS WHERE state = 'Ongoing'"},
+	{"DESCRIBE TRANSACTION", "DESCRIBE TRANSACTION 'transactional.id'" + metaSuffix + "  (alias DESC)" +
+		"\n  one row per partition in the transaction; columns: transactional_id, coordinator, producer_id, producer_epoch," +
+		"\n  state, timeout_ms, started, topic, partition, last_update, start_offset",
+		"DESCRIBE TRANSACTION 'payments-app-1'"},
+	{"SHOW HANGING TRANSACTIONS", "SHOW HANGING TRANSACTIONS [ON TOPIC name] [OLDER THAN duration]" + metaSuffix +
+		"\n  open transactions no coordinator will end (kafka-transactions.sh find-hanging): last write older than" +
+		"\n  OLDER THAN (default 15m) and not listed by the transactional id's coordinator; reason says why" +
+		"\n  columns: topic, partition, producer_id, producer_epoch, coordinator_epoch, start_offset, last_update, minutes, transactional_id, reason",
+		"SHOW HANGING TRANSACTIONS ON TOPIC orders"},
+	{"ABORT TRANSACTION", "ABORT TRANSACTION ON TOPIC name PARTITION n PRODUCER id EPOCH e [EXECUTE]" +
+		"\n  writes an abort marker for that producer's open transaction on that partition (WriteTxnMarkers to its leader)" +
+		"\n  without EXECUTE a dry run: shows where the last stable offset moves and changes nothing",
+		"ABORT TRANSACTION ON TOPIC orders PARTITION 3 PRODUCER 4001 EPOCH 0"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
 

@@ -8,7 +8,7 @@ import (
 // keywordOrder lists every keyword in the order error messages list them:
 // statements first, then each statement's words in grammar order.
 var keywordOrder = []string{
-	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN",
+	"SHOW", "DESCRIBE", "DESC", "CONSUME", "SELECT", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT", "EXPLAIN",
 	"TOPICS", "GROUPS", "CONSUMERS", "BROKERS", "CLUSTER", "TOPIC", "GROUP", "LIKE",
 	"FROM", "NEWEST", "LATEST", "END", "OLDEST", "EARLIEST", "BEGINNING", "START",
 	"OFFSET", "TIMESTAMP", "TIME", "TAIL", "ANCHOR", "AGO",
@@ -27,6 +27,7 @@ var keywordOrder = []string{
 	"USERS", "USER", "PASSWORD", "MECHANISM", "SCRAM-SHA-256", "SCRAM-SHA-512", "ITERATIONS",
 	"QUOTAS", "QUOTA", "CLIENT", "IP", "DEFAULT",
 	"SHARE",
+	"TRANSACTIONS", "TRANSACTION", "HANGING", "OLDER", "THAN", "PRODUCER", "EPOCH",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

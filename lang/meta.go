@@ -10,7 +10,7 @@ var metaColumns = map[string][]string{
 	"SHOW CLUSTER":    {"property", "value"},
 	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
 	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal"},
-	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages"},
+	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages", "lso", "lso_lag"},
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
 
@@ -21,9 +21,12 @@ var metaColumns = map[string][]string{
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
 
-	"SHOW ACLS":   {"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type", "matched_by"},
-	"SHOW USERS":  {"user", "mechanism", "iterations"},
-	"SHOW QUOTAS": {"user", "client_id", "ip", "key", "value"},
+	"SHOW ACLS":                 {"principal", "host", "operation", "permission", "resource_type", "resource_name", "pattern_type", "matched_by"},
+	"SHOW USERS":                {"user", "mechanism", "iterations"},
+	"SHOW QUOTAS":               {"user", "client_id", "ip", "key", "value"},
+	"SHOW TRANSACTIONS":         {"transactional_id", "producer_id", "producer_epoch", "state", "timeout_ms", "coordinator"},
+	"DESCRIBE TRANSACTION":      {"transactional_id", "coordinator", "producer_id", "producer_epoch", "state", "timeout_ms", "started", "topic", "partition", "last_update", "start_offset"},
+	"SHOW HANGING TRANSACTIONS": {"topic", "partition", "producer_id", "producer_epoch", "coordinator_epoch", "start_offset", "last_update", "minutes", "transactional_id", "reason"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -66,6 +69,12 @@ func metaName(s Statement) string {
 		return "SHOW SHARE GROUPS"
 	case *DescribeShareGroup:
 		return "DESCRIBE SHARE GROUP"
+	case *ShowTransactions:
+		return "SHOW TRANSACTIONS"
+	case *DescribeTransaction:
+		return "DESCRIBE TRANSACTION"
+	case *ShowHangingTransactions:
+		return "SHOW HANGING TRANSACTIONS"
 	}
 	return ""
 }

@@ -167,6 +167,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.describeSubject(g.Describe)
 	case g.Describe != nil && g.Describe.Share != nil:
 		return ps.describeShare(g.Describe)
+	case g.Describe != nil && strings.EqualFold(g.Describe.Kind, "TRANSACTION"):
+		return ps.describeTransaction(g.Describe)
 	case g.Describe != nil:
 		name, e := ps.name(g.Describe.Name, strings.ToLower(g.Describe.Kind))
 		if e != nil {
@@ -210,6 +212,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.grant(g.Grant)
 	case g.Revoke != nil:
 		return ps.revoke(g.Revoke)
+	case g.Abort != nil:
+		return ps.abort(g.Abort)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
@@ -236,6 +240,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Share != nil {
 		return ps.showShare(g)
+	}
+	if g.Txn != nil {
+		return ps.showTxn(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {

@@ -315,10 +315,10 @@ func (ps *parseState) adminHint(i int, word string) string {
 	prev := strings.ToUpper(ps.toks[i-1].text)
 	switch {
 	case prev == "EXECUTE" && ps.toks[i-1].kind == tkWord && i >= 2 && ps.toks[0].kind == tkWord &&
-		(strings.EqualFold(ps.toks[0].text, "RESET") || strings.EqualFold(ps.toks[0].text, "DELETE") || strings.EqualFold(ps.toks[0].text, "REVOKE")):
+		(strings.EqualFold(ps.toks[0].text, "RESET") || strings.EqualFold(ps.toks[0].text, "DELETE") || strings.EqualFold(ps.toks[0].text, "REVOKE") || strings.EqualFold(ps.toks[0].text, "ABORT")):
 		return "EXECUTE ends the statement: write it last"
 	case prev == "DELETE" && word == "TOPIC":
 		return "a topic is removed with DROP TOPIC name"
 	}
-	return ""
+	return ps.txnHint(i, word)
 }

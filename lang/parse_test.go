@@ -302,8 +302,8 @@ func TestExpectedLists(t *testing.T) {
 		want []string
 	}{
 		{"CONSUME orders FROM", []string{"NEWEST", "OLDEST", "OFFSET", "TIMESTAMP", "TAIL", "ANCHOR", "a duration AGO"}},
-		{"FOO", []string{"SHOW", "DESCRIBE", "CONSUME", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "EXPLAIN", "GRANT", "DENY", "REVOKE"}},
-		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "PARTITIONS", "CONFIGS", "SUBJECTS", "SCHEMAS", "ACLS", "USERS", "QUOTAS", "SHARE"}},
+		{"FOO", []string{"SHOW", "DESCRIBE", "CONSUME", "PRODUCE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT", "EXPLAIN", "GRANT", "DENY", "REVOKE"}},
+		{"SHOW", []string{"TOPICS", "GROUPS", "BROKERS", "CLUSTER", "PARTITIONS", "CONFIGS", "SUBJECTS", "SCHEMAS", "ACLS", "USERS", "QUOTAS", "SHARE", "TRANSACTIONS", "HANGING"}},
 		{"CONSUME t x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "end of statement"}},
 		{"PRODUCE t VALUE", []string{"SCHEMA", "a string", "x'hex'", "NULL"}},
 		{"PRODUCE t VALUE SCHEMA", []string{"ID", "a subject name"}},
@@ -315,7 +315,7 @@ func TestExpectedLists(t *testing.T) {
 		{"CREATE TOPIC t x", []string{"PARTITIONS", "REPLICATION", "WITH", "end of statement"}},
 		{"CONSUME t FROM TIMESTAMP", []string{"epoch milliseconds", "an RFC 3339 timestamp in quotes"}},
 		{"DESCRIBE GROUP", []string{"a group name"}},
-		{"DESCRIBE", []string{"TOPIC", "GROUP", "SUBJECT", "SHARE"}},
+		{"DESCRIBE", []string{"TOPIC", "GROUP", "SUBJECT", "SHARE", "TRANSACTION"}},
 		{"CONSUME t FROM TAIL (0", []string{"':'"}},
 		{"CONSUME t FROM TAIL (0:1", []string{"','", "')'"}},
 		{"CREATE TOPIC t WITH (a =", []string{"a value"}},
