@@ -117,16 +117,56 @@ func EnsureJars(ctx context.Context, version string, log io.Writer) (string, err
 	if err := checkLibs(dl, version); err != nil {
 		return "", fmt.Errorf("Maven finished but the download is incomplete: %w", err)
 	}
-	if err := os.Rename(dl, libs); err != nil {
-		return "", fmt.Errorf("moving the Kafka jars into the cache: %w", err)
+	if err := moveIntoCache(dl, libs, version); err != nil {
+		return "", err
 	}
 	fmt.Fprintf(log, "kafkatest: fetched Apache Kafka %s jars in %s\n", version, time.Since(start).Round(100*time.Millisecond))
 	return libs, nil
 }
 
-// checkLibs says whether dir looks like a complete set of broker jars.
+// toolsJar is the jar of Kafka's command-line tools, which tests run beside
+// kql to compare answers. A cache filled before the tools were added to the
+// pom lacks it (and their dependencies), so checkLibs asks for it and the
+// cache is topped up.
+func toolsJar(version string) string { return "kafka-tools-" + version + ".jar" }
+
+// moveIntoCache puts a complete download in place. A cache that already
+// exists (filled by an older pom) may be in use by running brokers, whose
+// JVMs open jars lazily: nothing in it is removed or replaced, only the
+// missing jars are added, the tools jar last, so that no reader ever sees
+// it complete before it is.
+func moveIntoCache(dl, libs, version string) error {
+	if _, err := os.Stat(libs); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(dl, libs); err != nil {
+			return fmt.Errorf("moving the Kafka jars into the cache: %w", err)
+		}
+		return nil
+	}
+	entries, err := os.ReadDir(dl)
+	if err != nil {
+		return fmt.Errorf("reading the Kafka jar download: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Name() != toolsJar(version) {
+			names = append(names, e.Name())
+		}
+	}
+	names = append(names, toolsJar(version))
+	for _, name := range names {
+		if _, err := os.Stat(filepath.Join(libs, name)); err == nil {
+			continue
+		}
+		if err := os.Rename(filepath.Join(dl, name), filepath.Join(libs, name)); err != nil {
+			return fmt.Errorf("adding %s to the Kafka jar cache: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// checkLibs says whether dir looks like a complete set of broker and tool jars.
 func checkLibs(dir, version string) error {
-	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar"}
+	want := []string{"kafka_2.13-" + version + ".jar", "kafka-clients-" + version + ".jar", "kafka-server-" + version + ".jar", toolsJar(version)}
 	for _, w := range want {
 		if _, err := os.Stat(filepath.Join(dir, w)); err != nil {
 			return fmt.Errorf("%s has no %s", dir, w)
