@@ -366,7 +366,7 @@ func statementLabel(toks []token) string {
 		first = "DESCRIBE"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "CANCEL", "ELECT":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			return first + " " + strings.ToUpper(toks[i+1].text)
 		}
@@ -376,7 +376,8 @@ func statementLabel(toks []token) string {
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
 	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
-	"ALTER": true, "RESET": true, "DELETE": true}
+	"ALTER": true, "RESET": true, "DELETE": true,
+	"CANCEL": true, "ELECT": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {

@@ -58,6 +58,7 @@ type gStmt struct {
 	Alter    *gAlter    `parser:"| @@"`
 	Reset    *gReset    `parser:"| @@"`
 	Delete   *gDelete   `parser:"| @@"`
+	Ops      *gOps      `parser:"| @@"`
 }
 
 type gShow struct {
@@ -68,6 +69,7 @@ type gShow struct {
 	PLike   *gLike          `parser:"         @@?"`
 	Single  string          `parser:"       | @('BROKERS' | 'CLUSTER')"`
 	Configs *gShowConfigs   `parser:"       | @@"`
+	Ops     *gShowOps       `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`
 }

@@ -24,6 +24,7 @@ type gResource struct {
 type gAlter struct {
 	Resource   *gResource        `parser:"'ALTER' @@"`
 	Partitions *gAlterPartitions `parser:"( @@"`
+	Replicas   *gAlterReplicas   `parser:"| @@"`
 	Clauses    []*gAlterClause   `parser:"| @@+ )"`
 }
 

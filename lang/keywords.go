@@ -20,6 +20,7 @@ var keywordOrder = []string{
 	"CONFIGS", "BROKER", "SET", "UNSET",
 	"TO", "SHIFT", "RECORDS", "BEFORE", "EXECUTE",
 	"SUBJECTS", "SCHEMAS", "SUBJECT",
+	"CANCEL", "ELECT", "LOG", "DIRS", "REASSIGNMENTS", "QUORUM", "FEATURES", "REPLICAS", "REASSIGNMENT", "ON", "LEADERS", "PREFERRED", "UNCLEAN",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

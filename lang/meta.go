@@ -5,11 +5,11 @@ package lang
 // columns (exec tests compare them), so a misspelt column is a syntax error
 // that kql --check finds without a cluster.
 var metaColumns = map[string][]string{
-	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline"},
+	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline", "size_bytes", "replicas_size_bytes"},
 	"SHOW BROKERS":    {"node_id", "host", "port", "rack"},
 	"SHOW CLUSTER":    {"property", "value"},
 	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
-	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal"},
+	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal", "size_bytes", "replicas_size_bytes"},
 	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages"},
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
@@ -17,6 +17,11 @@ var metaColumns = map[string][]string{
 	"SHOW SUBJECTS":    {"subject", "type", "latest_version", "latest_id", "compatibility"},
 	"DESCRIBE SUBJECT": {"version", "id", "type", "schema", "references"},
 	"SHOW SCHEMAS":     {"side", "subject", "latest_version", "latest_id", "type"},
+
+	"SHOW LOG DIRS":      {"broker", "dir", "total_bytes", "usable_bytes", "error"},
+	"SHOW REASSIGNMENTS": {"topic", "partition", "replicas", "adding", "removing"},
+	"SHOW QUORUM":        {"node", "role", "log_end_offset", "lag", "last_fetch", "last_caught_up"},
+	"SHOW FEATURES":      {"feature", "finalized_version", "supported_min", "supported_max"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -49,6 +54,14 @@ func metaName(s Statement) string {
 		return "DESCRIBE SUBJECT"
 	case *ShowSchemas:
 		return "SHOW SCHEMAS"
+	case *ShowLogDirs:
+		return "SHOW LOG DIRS"
+	case *ShowReassignments:
+		return "SHOW REASSIGNMENTS"
+	case *ShowQuorum:
+		return "SHOW QUORUM"
+	case *ShowFeatures:
+		return "SHOW FEATURES"
 	}
 	return ""
 }

@@ -190,6 +190,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.reset(g.Reset)
 	case g.Delete != nil:
 		return ps.deleteStmt(g.Delete)
+	case g.Ops != nil:
+		return ps.ops(g.Ops)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
@@ -207,6 +209,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Schemas != nil {
 		return ps.showSchemas(g)
+	}
+	if g.Ops != nil {
+		return ps.showOps(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {

@@ -270,7 +270,7 @@ func TestKeywordsAndHelp(t *testing.T) {
 			t.Errorf("help syntax for %s: %q", h.Name, h.Syntax)
 		}
 	}
-	if len(seen) != 21 {
-		t.Errorf("help examples cover %d statement types, want all 21", len(seen))
+	if len(seen) != 28 {
+		t.Errorf("help examples cover %d statement types, want all 28", len(seen))
 	}
 }
