@@ -21,6 +21,8 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 		return st.Execute
 	case *lang.DeleteRecords:
 		return st.Execute
+	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
+		return opsExecute(st)
 	}
 	return false
 }
@@ -113,6 +115,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 			}
 		}
 		return q + fmt.Sprintf(": %s in %d %s?", countRecords(n), parts, plural(parts, "partition", "partitions")), true
+	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
+		return s.confirmOps(ctx, st), true
 	}
 	return "", false
 }

@@ -21,6 +21,7 @@ func col(name string, t result.Type) result.Column { return result.Column{Name: 
 var showTopicsCols = []result.Column{
 	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
 	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
+	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
 }
 
 func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.Result, error) {
@@ -32,12 +33,25 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	if err != nil {
 		return nil, err
 	}
+	// The sizes: DescribeLogDirs to each broker holding a replica of the
+	// listed topics (see sizeReplicas).
+	var parts []kafka.TopicPartition
+	for _, name := range m.TopicNames() {
+		if match(name) {
+			parts = append(parts, partitionsOf(m.Topics[name])...)
+		}
+	}
+	sizes, missing, err := s.sizeReplicas(ctx, m, parts)
+	if err != nil {
+		return nil, err
+	}
 	var rows []result.Row
 	for _, name := range m.TopicNames() {
 		if !match(name) {
 			continue
 		}
 		t := m.Topics[name]
+		size, total := topicSizes(t, sizes)
 		var under, offline int64
 		rf := 0
 		for _, p := range t.Partitions {
@@ -49,9 +63,13 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 				under++
 			}
 		}
-		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline})
+		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total})
 	}
-	return result.NewSlice(showTopicsCols, rows), nil
+	res := result.NewSlice(showTopicsCols, rows)
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: "SHOW TOPICS (sizes of some partitions)", Missing: missing}
+	}
+	return res, nil
 }
 
 var showBrokersCols = []result.Column{col("node_id", result.Int), col("host", result.String), col("port", result.Int), col("rack", result.String)}

@@ -238,7 +238,7 @@ func selectFirstFrom(before []string) bool {
 	return froms == 1
 }
 
-var statementVerbs = []string{"ALTER", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+var statementVerbs = []string{"ALTER", "CANCEL", "CONSUME", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "ELECT", "EXPLAIN",
 	"PRODUCE", "RESET", "SELECT", "SHOW"}
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.

@@ -18,7 +18,8 @@ type confirmer interface {
 
 // confirmed asks, in the interactive shell only, before a statement that
 // destroys or rewrites data: DROP TOPIC, DELETE GROUP, RESET ... EXECUTE,
-// DELETE RECORDS ... EXECUTE. The answer defaults to no; Ctrl-C and Ctrl-D
+// DELETE RECORDS ... EXECUTE, and the replica moves and elections (ALTER
+// TOPIC ... REPLICAS, CANCEL REASSIGNMENT, ELECT LEADERS ... EXECUTE). The answer defaults to no; Ctrl-C and Ctrl-D
 // are no. Scripts and -e never ask: they were written on purpose.
 func (r *repl) confirmed(ctx context.Context, stmt lang.Statement) bool {
 	a := r.a

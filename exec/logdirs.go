@@ -1,0 +1,200 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+var showLogDirsCols = []result.Column{
+	col("broker", result.Int), col("dir", result.String), col("total_bytes", result.Int),
+	col("usable_bytes", result.Int), col("error", result.String),
+}
+
+// showLogDirs is one row per log directory of every broker (or of one):
+// DescribeLogDirs to each broker, since a broker describes only its own
+// disks. A broker that does not answer is a row with its error and NULL
+// sizes, and the result is partial; a directory the broker reports as
+// failed (offline disk) is a row with that error, which is an answer.
+func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result.Result, error) {
+	var brokers []int32
+	if st.Broker != nil {
+		brokers = []int32{*st.Broker}
+	}
+	answers, failed, err := s.cl.DescribeLogDirs(ctx, brokers, nil)
+	if err != nil {
+		return nil, err
+	}
+	var unknown *kafka.UnknownBrokerError
+	if st.Broker != nil && len(failed) == 1 && errors.As(failed[0].Err, &unknown) {
+		return nil, unknown
+	}
+	type brokerRow struct {
+		id  int32
+		row result.Row
+	}
+	var rows []brokerRow
+	for _, a := range answers {
+		for _, d := range a.Dirs {
+			var total, usable, derr any
+			if d.TotalBytes >= 0 {
+				total = d.TotalBytes
+			}
+			if d.UsableBytes >= 0 {
+				usable = d.UsableBytes
+			}
+			if d.Err != nil {
+				derr = d.Err.Error()
+			}
+			rows = append(rows, brokerRow{a.Broker, result.Row{int64(a.Broker), d.Dir, total, usable, derr}})
+		}
+	}
+	var missing []error
+	for _, f := range failed {
+		rows = append(rows, brokerRow{f.ID, result.Row{int64(f.ID), nil, nil, nil, oneLine(f)}})
+		missing = append(missing, f)
+	}
+	slices.SortStableFunc(rows, func(a, b brokerRow) int { return int(a.id) - int(b.id) })
+	out := make([]result.Row, len(rows))
+	for i, r := range rows {
+		out[i] = r.row
+	}
+	res := result.NewSlice(showLogDirsCols, out)
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: "SHOW LOG DIRS", Missing: missing}
+	}
+	return res, nil
+}
+
+// replicaSizes is what DescribeLogDirs says of each partition's replicas.
+type replicaSizes struct {
+	leader map[kafka.TopicPartition]int64 // the leader replica's size; absent: unknown
+	total  map[kafka.TopicPartition]int64 // the sum over every replica; absent: some replica unknown
+}
+
+// sizeReplicas sizes every replica of parts: DescribeLogDirs to each
+// broker that holds one (and only to those), asking each for just its own
+// replicas of parts. What could not be sized comes back as errors, one per
+// broker that did not answer and one per replica its broker did not report:
+// the caller's size columns are NULL there and its result partial.
+func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition) (replicaSizes, []error, error) {
+	sizes := replicaSizes{leader: map[kafka.TopicPartition]int64{}, total: map[kafka.TopicPartition]int64{}}
+	plan := sizePlan(m, parts)
+	if len(plan) == 0 {
+		return sizes, nil, nil
+	}
+	brokers := make([]int32, 0, len(plan))
+	for id := range plan {
+		brokers = append(brokers, id)
+	}
+	slices.Sort(brokers)
+	answers, failed, err := s.cl.DescribeLogDirs(ctx, brokers, plan)
+	if err != nil {
+		return sizes, nil, err
+	}
+	byBroker := map[int32]*kafka.BrokerLogDirs{}
+	for i := range answers {
+		byBroker[answers[i].Broker] = &answers[i]
+	}
+	var missing []error
+	for _, f := range failed {
+		missing = append(missing, f)
+	}
+	for _, tp := range parts {
+		p, ok := partitionOf(m, tp)
+		if !ok {
+			continue
+		}
+		var sum int64
+		known := len(p.Replicas) > 0
+		for _, r := range p.Replicas {
+			a := byBroker[r]
+			if a == nil {
+				known = false
+				if _, listed := m.Broker(r); !listed {
+					missing = append(missing, &kafka.PartitionError{API: "DescribeLogDirs", Topic: tp.Topic, Partition: tp.Partition, Broker: r, Addr: "not listed",
+						Err: fmt.Errorf("its replica on broker %d cannot be sized: the cluster does not list that broker (down or fenced)", r)})
+				}
+				continue
+			}
+			n, ok := a.Size(tp)
+			if !ok {
+				known = false
+				missing = append(missing, &kafka.PartitionError{API: "DescribeLogDirs", Topic: tp.Topic, Partition: tp.Partition, Broker: r, Addr: a.Addr,
+					Err: fmt.Errorf("broker %d is a replica in the metadata but reported no log of it (offline or not yet created)", r)})
+				continue
+			}
+			sum += n
+			if r == p.Leader {
+				sizes.leader[tp] = n
+			}
+		}
+		if known {
+			sizes.total[tp] = sum
+		}
+	}
+	return sizes, missing, nil
+}
+
+// sizePlan lists, for each broker the metadata lists, its replicas among
+// parts. A replica on a broker the metadata does not list is left out (and
+// so is unknown to sizeReplicas).
+func sizePlan(m *kafka.Metadata, parts []kafka.TopicPartition) map[int32][]kafka.TopicPartition {
+	plan := map[int32][]kafka.TopicPartition{}
+	for _, tp := range parts {
+		p, ok := partitionOf(m, tp)
+		if !ok {
+			continue
+		}
+		for _, r := range p.Replicas {
+			if _, listed := m.Broker(r); listed {
+				plan[r] = append(plan[r], tp)
+			}
+		}
+	}
+	return plan
+}
+
+func partitionOf(m *kafka.Metadata, tp kafka.TopicPartition) (kafka.Partition, bool) {
+	t := m.Topics[tp.Topic]
+	if t == nil {
+		return kafka.Partition{}, false
+	}
+	i, ok := slices.BinarySearchFunc(t.Partitions, tp.Partition, func(p kafka.Partition, id int32) int { return int(p.ID) - int(id) })
+	if !ok {
+		return kafka.Partition{}, false
+	}
+	return t.Partitions[i], true
+}
+
+// topicSizes sums a topic's leader replicas and all its replicas; either
+// is NULL (nil) when some partition's size is unknown.
+func topicSizes(t *kafka.Topic, sizes replicaSizes) (leader, total any) {
+	var l, a int64
+	lok, aok := true, true
+	for _, p := range t.Partitions {
+		tp := kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
+		if v, ok := sizes.leader[tp]; ok {
+			l += v
+		} else {
+			lok = false
+		}
+		if v, ok := sizes.total[tp]; ok {
+			a += v
+		} else {
+			aok = false
+		}
+	}
+	if lok {
+		leader = l
+	}
+	if aok {
+		total = a
+	}
+	return leader, total
+}
