@@ -26,7 +26,7 @@ func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result
 	if st.Broker != nil {
 		brokers = []int32{*st.Broker}
 	}
-	answers, failed, err := s.cl.DescribeLogDirs(ctx, brokers, nil)
+	answers, failed, err := s.cl.DescribeLogDirs(ctx, nil, brokers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +75,28 @@ func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result
 type replicaSizes struct {
 	leader map[kafka.TopicPartition]int64 // the leader replica's size; absent: unknown
 	total  map[kafka.TopicPartition]int64 // the sum over every replica; absent: some replica unknown
+	// offline counts replicas on brokers the cluster does not list (down
+	// or fenced): no broker can size them, so their partitions' totals are
+	// NULL, without a failure (see offlineNote).
+	offline int
+}
+
+// offlineNote says why some replicas_size_bytes are NULL without the
+// result being partial.
+func (r replicaSizes) offlineNote() []string {
+	if r.offline == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("replicas_size_bytes is NULL where a replica is offline (%d %s on brokers the cluster does not list)",
+		r.offline, plural(r.offline, "replica", "replicas"))}
 }
 
 // sizeReplicas sizes every replica of parts: DescribeLogDirs to each
 // broker that holds one (and only to those), asking each for just its own
 // replicas of parts. What could not be sized comes back as errors, one per
 // broker that did not answer and one per replica its broker did not report:
-// the caller's size columns are NULL there and its result partial.
+// the caller's size columns are NULL there and its result partial. A
+// replica on a broker the cluster does not list is offline, not a failure.
 func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition) (replicaSizes, []error, error) {
 	sizes := replicaSizes{leader: map[kafka.TopicPartition]int64{}, total: map[kafka.TopicPartition]int64{}}
 	plan := sizePlan(m, parts)
@@ -93,7 +108,7 @@ func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []k
 		brokers = append(brokers, id)
 	}
 	slices.Sort(brokers)
-	answers, failed, err := s.cl.DescribeLogDirs(ctx, brokers, plan)
+	answers, failed, err := s.cl.DescribeLogDirs(ctx, m, brokers, plan)
 	if err != nil {
 		return sizes, nil, err
 	}
@@ -115,10 +130,13 @@ func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []k
 		for _, r := range p.Replicas {
 			a := byBroker[r]
 			if a == nil {
+				// Its broker did not answer (in missing already), or the
+				// cluster does not list it: an offline replica, which the
+				// row's offline and under_replicated columns already say,
+				// and which no broker can size.
 				known = false
 				if _, listed := m.Broker(r); !listed {
-					missing = append(missing, &kafka.PartitionError{API: "DescribeLogDirs", Topic: tp.Topic, Partition: tp.Partition, Broker: r, Addr: "not listed",
-						Err: fmt.Errorf("its replica on broker %d cannot be sized: the cluster does not list that broker (down or fenced)", r)})
+					sizes.offline++
 				}
 				continue
 			}

@@ -66,6 +66,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total})
 	}
 	res := result.NewSlice(showTopicsCols, rows)
+	res.Notes = sizes.offlineNote()
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: "SHOW TOPICS (sizes of some partitions)", Missing: missing}
 	}

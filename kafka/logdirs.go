@@ -55,12 +55,14 @@ const everyBrokerAttempt = 10 * time.Second
 // kafka-log-dirs.sh asks), otherwise parts[broker]. A broker that cannot be asked, or whose answer is
 // an error, is returned in failed; the caller says the result is partial
 // and names it; a broker id the cluster does not list fails so, with an
-// *UnknownBrokerError.
-func (c *Cluster) DescribeLogDirs(ctx context.Context, brokers []int32, parts map[int32][]TopicPartition) ([]BrokerLogDirs, []*BrokerError, error) {
+// *UnknownBrokerError. m says which brokers there are (nil: read it).
+func (c *Cluster) DescribeLogDirs(ctx context.Context, m *Metadata, brokers []int32, parts map[int32][]TopicPartition) ([]BrokerLogDirs, []*BrokerError, error) {
 	const api = "DescribeLogDirs"
-	m, err := c.Metadata(ctx, []string{})
-	if err != nil {
-		return nil, nil, err
+	if m == nil {
+		var err error
+		if m, err = c.Metadata(ctx, []string{}); err != nil {
+			return nil, nil, err
+		}
 	}
 	if brokers == nil {
 		for _, b := range m.Brokers {
