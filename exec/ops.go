@@ -87,7 +87,7 @@ var showFeaturesCols = []result.Column{
 }
 
 // showFeatures lists the cluster's feature flags: the finalized level
-// (NULL: not finalized) and the range the answering broker supports, from
+// (0: off) and the range the answering broker supports, from
 // one ApiVersions to any broker, as kafka-features.sh describe does.
 func (s *Session) showFeatures(ctx context.Context) (result.Result, error) {
 	fs, _, err := s.cl.Features(ctx)

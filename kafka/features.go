@@ -13,7 +13,10 @@ import (
 // transaction.version, group.version, share.version, ...).
 type Feature struct {
 	Name string
-	// Finalized is the level the cluster runs at; nil: not finalized (off).
+	// Finalized is the level the cluster runs at. A feature the broker
+	// supports but the controller never finalized is at level 0 (off):
+	// ApiVersions leaves level-0 features out, and kafka-features.sh
+	// prints them as FinalizedVersionLevel: 0.
 	Finalized *int16
 	// SupportedMin and SupportedMax are the levels the answering broker's
 	// software supports; nil: it does not know the feature.
@@ -56,6 +59,10 @@ func (c *Cluster) Features(ctx context.Context) ([]Feature, int32, error) {
 	}
 	out := make([]Feature, 0, len(byName))
 	for _, f := range byName {
+		if f.Finalized == nil && f.SupportedMax != nil {
+			off := int16(0)
+			f.Finalized = &off
+		}
 		out = append(out, *f)
 	}
 	slices.SortFunc(out, func(a, b Feature) int { return strings.Compare(a.Name, b.Name) })
