@@ -113,53 +113,33 @@ func (s *Session) showCluster(ctx context.Context) (result.Result, error) {
 // is not it (KRaft fills it with a random live broker), so when the quorum
 // cannot be asked the row says so rather than guessing.
 func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	rt := kmsg.NewDescribeQuorumRequestTopic()
-	rt.Topic = "__cluster_metadata"
-	rp := kmsg.NewDescribeQuorumRequestTopicPartition()
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	raw, _, err := s.cl.AnyBroker(ctx, "DescribeQuorum", []string{"__cluster_metadata/0"}, req)
+	q, err := s.cl.DescribeQuorum(ctx)
 	unknown := func(why string) string {
 		return fmt.Sprintf("unknown: %s (Metadata's controller_id is %d, but under KRaft that is a random live broker, not the active controller)", why, m.ControllerID)
 	}
-	if err != nil {
+	var qe *kafka.QuorumError
+	switch {
+	case errors.As(err, &qe) && errors.Is(qe.Err, kerr.ClusterAuthorizationFailed):
+		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
+	case errors.As(err, &qe):
+		return unknown("DescribeQuorum failed: " + qe.Err.Error())
+	case err != nil:
 		// Name the brokers' own reason once, not each broker's attempt.
 		var be *kafka.BrokerError
 		if errors.As(err, &be) {
 			err = be.Err
 		}
 		return unknown("the cluster did not answer DescribeQuorum: " + oneLine(err))
+	case q.LeaderID < 0:
+		return unknown("the metadata quorum has no leader right now")
 	}
-	resp := raw.(*kmsg.DescribeQuorumResponse)
-	if resp.ErrorCode == kerr.ClusterAuthorizationFailed.Code {
-		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
+	addr := "a controller-only node"
+	if b, ok := m.Broker(q.LeaderID); ok {
+		addr = b.Addr()
+	} else if l, ok := q.Listeners[q.LeaderID]; ok {
+		addr = "controller listener " + l
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return unknown("DescribeQuorum failed: " + err.Error())
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return unknown("DescribeQuorum failed: " + err.Error())
-			}
-			if p.LeaderID < 0 {
-				return unknown("the metadata quorum has no leader right now")
-			}
-			addr := "a controller-only node"
-			if b, ok := m.Broker(p.LeaderID); ok {
-				addr = b.Addr()
-			} else {
-				for _, n := range resp.Nodes {
-					if n.NodeID == p.LeaderID && len(n.Listeners) > 0 {
-						addr = fmt.Sprintf("controller listener %s:%d", n.Listeners[0].Host, n.Listeners[0].Port)
-					}
-				}
-			}
-			return fmt.Sprintf("%d (%s; metadata quorum leader, epoch %d)", p.LeaderID, addr, p.LeaderEpoch)
-		}
-	}
-	return unknown("DescribeQuorum answered without the metadata partition")
+	return fmt.Sprintf("%d (%s; metadata quorum leader, epoch %d)", q.LeaderID, addr, q.LeaderEpoch)
 }
 
 var showGroupsCols = []result.Column{
