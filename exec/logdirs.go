@@ -18,13 +18,21 @@ var showLogDirsCols = []result.Column{
 
 // showLogDirs is one row per log directory of every broker (or of one):
 // DescribeLogDirs to each broker, since a broker describes only its own
-// disks. A broker that does not answer is a row with its error and NULL
-// sizes, and the result is partial; a directory the broker reports as
+// disks. A broker that does not answer, or that the controller has fenced
+// (DescribeCluster names those; Metadata leaves them out), is a row with
+// its error and NULL sizes, and the result is partial; a directory the broker reports as
 // failed (offline disk) is a row with that error, which is an answer.
 func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result.Result, error) {
 	var brokers []int32
 	if st.Broker != nil {
 		brokers = []int32{*st.Broker}
+	}
+	// Metadata leaves fenced brokers out: ask the controller's view first,
+	// so that a broker that is down is a row, not silently missing.
+	fenced, _, ferr := s.cl.FencedBrokers(ctx)
+	var warns []string
+	if ferr != nil {
+		warns = append(warns, "could not list fenced brokers (DescribeCluster): "+oneLine(ferr)+"; a broker that is down may be missing from the rows")
 	}
 	answers, failed, err := s.cl.DescribeLogDirs(ctx, nil, brokers, nil)
 	if err != nil {
@@ -32,8 +40,29 @@ func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result
 	}
 	var unknown *kafka.UnknownBrokerError
 	if st.Broker != nil && len(failed) == 1 && errors.As(failed[0].Err, &unknown) {
-		return nil, unknown
+		for _, b := range fenced {
+			if b.ID == *st.Broker {
+				failed[0] = &kafka.BrokerError{API: "DescribeLogDirs", ID: b.ID, Addr: b.Addr(), Err: &kafka.FencedError{Broker: b}}
+			}
+		}
+		if errors.As(failed[0].Err, &unknown) {
+			return nil, unknown
+		}
+	} else if st.Broker == nil {
+		seen := map[int32]bool{}
+		for _, a := range answers {
+			seen[a.Broker] = true
+		}
+		for _, f := range failed {
+			seen[f.ID] = true
+		}
+		for _, b := range fenced {
+			if !seen[b.ID] {
+				failed = append(failed, &kafka.BrokerError{API: "DescribeLogDirs", ID: b.ID, Addr: b.Addr(), Err: &kafka.FencedError{Broker: b}})
+			}
+		}
 	}
+	slices.SortFunc(failed, func(a, b *kafka.BrokerError) int { return int(a.ID) - int(b.ID) })
 	type brokerRow struct {
 		id  int32
 		row result.Row
@@ -65,6 +94,7 @@ func (s *Session) showLogDirs(ctx context.Context, st *lang.ShowLogDirs) (result
 		out[i] = r.row
 	}
 	res := result.NewSlice(showLogDirsCols, out)
+	res.Warns = warns
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: "SHOW LOG DIRS", Missing: missing}
 	}

@@ -113,6 +113,7 @@ func (s *Session) explainOps(ctx context.Context, p *planner, m *kafka.Metadata,
 	const forwarded = " (KRaft: the broker forwards it to the active controller)"
 	switch x := stmt.(type) {
 	case *lang.ShowLogDirs:
+		p.any("DescribeCluster", "fenced brokers (Metadata leaves them out; each is a row with its error)")
 		p.any("Metadata", "brokers")
 		if x.Broker != nil {
 			if _, ok := m.Broker(*x.Broker); !ok {

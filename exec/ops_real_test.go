@@ -218,6 +218,13 @@ func TestQuorumLagsAndLogDirsPartialWhileAControllerIsStopped(t *testing.T) {
 	require.Equal(t, frozen[2], lagging[4].(time.Time).UnixMilli(), "its last fetch, as the tool reports it")
 	require.Positive(t, frozen[1], "the tool sees it lagging too")
 
+	// Once the controller fences it, Metadata leaves it out: SHOW LOG DIRS
+	// still names it (DescribeCluster), without waiting on it.
+	require.Eventually(t, func() bool {
+		rows, _, err := run(t, s, parse(t, fmt.Sprintf("SHOW LOG DIRS WHERE broker = %d", follower)))
+		return result.IsPartial(err) && len(rows) == 1 && strings.Contains(fmt.Sprint(rows[0][4]), "fenced by the controller")
+	}, 30*time.Second, time.Second, "the fenced broker %d is a row with its error", follower)
+
 	require.NoError(t, r.ResumeBroker(follower))
 	resumed = true
 }

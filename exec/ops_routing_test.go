@@ -112,6 +112,32 @@ func TestShowLogDirsAsksEveryBrokerForItsOwnDirs(t *testing.T) {
 	require.Equal(t, []any{int64(0), int64(1), int64(2)}, asked, "EXPLAIN: one DescribeLogDirs per broker")
 }
 
+// TestShowLogDirsFencedBrokerIsARow: a broker the controller fenced is not
+// in Metadata; DescribeCluster names it, and it is a row with its error.
+func TestShowLogDirsFencedBrokerIsARow(t *testing.T) {
+	f := newFake(t)
+	ownLogDirs(f)
+	f.ControlKey(int16(kmsg.DescribeCluster), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.DescribeClusterRequest)
+		require.True(t, req.IncludeFencedBrokers)
+		resp := req.ResponseKind().(*kmsg.DescribeClusterResponse)
+		b := kmsg.NewDescribeClusterResponseBroker()
+		b.NodeID, b.Host, b.Port, b.IsFenced = 7, "127.0.0.1", 1, true
+		resp.Brokers = append(resp.Brokers, b)
+		return resp, nil, true
+	})
+	rows, _, err := run(t, f.sess, parse(t, "SHOW LOG DIRS"))
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.ErrorContains(t, err, "broker 7 (127.0.0.1:1) is registered but fenced by the controller")
+	require.Len(t, rows, 4)
+	require.Equal(t, result.Row{int64(7), nil, nil, nil, rows[3][4]}, rows[3])
+	require.Contains(t, rows[3][4], "fenced")
+
+	_, _, err = run(t, f.sess, parse(t, "SHOW LOG DIRS FOR BROKER 7"))
+	require.True(t, result.IsPartial(err), "FOR BROKER names a fenced broker: a row, not 'no such broker': %v", err)
+}
+
 func TestShowLogDirsBrokerDownIsARowAndPartial(t *testing.T) {
 	f := newFake(t)
 	ownLogDirs(f, 2)

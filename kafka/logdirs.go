@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,3 +153,39 @@ func (c *Cluster) DescribeLogDirs(ctx context.Context, m *Metadata, brokers []in
 }
 
 var errNoLogDirs = errors.New("the broker answered DescribeLogDirs with no log directory")
+
+// FencedBrokers lists the brokers the controller has registered but fenced
+// (stopped, crashed, or not heartbeating): Metadata leaves them out, so a
+// statement that asks every broker would not know they are missing.
+// DescribeCluster v2 (KIP-1073, Kafka 4.0) names them; an older cluster
+// cannot, and known is then false.
+func (c *Cluster) FencedBrokers(ctx context.Context) (fenced []Broker, known bool, err error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.IncludeFencedBrokers = true
+	raw, by, err := c.AnyBroker(ctx, "DescribeCluster", []string{"fenced brokers"}, req)
+	if err != nil {
+		return nil, false, err
+	}
+	resp := raw.(*kmsg.DescribeClusterResponse)
+	if resp.ErrorCode != 0 {
+		return nil, false, &AdminError{API: "DescribeCluster", Broker: by, Addr: c.addr(by), Err: kerr.ErrorForCode(resp.ErrorCode), Message: deref(resp.ErrorMessage)}
+	}
+	if resp.Version < 2 {
+		return nil, false, nil
+	}
+	for _, b := range resp.Brokers {
+		if b.IsFenced {
+			fenced = append(fenced, Broker{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
+		}
+	}
+	slices.SortFunc(fenced, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
+	return fenced, true, nil
+}
+
+// FencedError is a broker the controller has fenced: it is registered, but
+// down or not heartbeating, and cannot answer for itself.
+type FencedError struct{ Broker Broker }
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("broker %d (%s) is registered but fenced by the controller (stopped, crashed or not heartbeating): it cannot describe its own log dirs", e.Broker.ID, e.Broker.Addr())
+}
