@@ -167,6 +167,10 @@ func TestCheckLibs(t *testing.T) {
 	for _, f := range []string{"kafka_2.13-4.3.1.jar", "kafka-clients-4.3.1.jar", "kafka-server-4.3.1.jar"} {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
+	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "has no kafka-tools-4.3.1.jar") {
+		t.Fatalf("checkLibs of a cache filled before the tools were in the pom = %v, want it incomplete", err)
+	}
+	os.WriteFile(filepath.Join(dir, "kafka-tools-4.3.1.jar"), nil, 0o644)
 	if err := checkLibs(dir, "4.3.1"); err == nil || !strings.Contains(err.Error(), "slf4j binding") {
 		t.Fatalf("checkLibs without a logging binding = %v, want an error about the slf4j binding", err)
 	}
@@ -176,5 +180,37 @@ func TestCheckLibs(t *testing.T) {
 	}
 	if err := checkLibs(dir, "4.2.0"); err == nil {
 		t.Fatal("checkLibs accepted jars of another version")
+	}
+}
+
+// TestMoveIntoCacheTopsUp: a cache filled by an older pom may be in use by
+// running brokers; the fetch adds what it lacks and replaces nothing.
+func TestMoveIntoCacheTopsUp(t *testing.T) {
+	base := t.TempDir()
+	libs, dl := filepath.Join(base, "libs"), filepath.Join(base, "dl")
+	os.MkdirAll(libs, 0o755)
+	os.MkdirAll(dl, 0o755)
+	os.WriteFile(filepath.Join(libs, "kafka-clients-4.3.1.jar"), []byte("in use"), 0o644)
+	for _, f := range []string{"kafka-clients-4.3.1.jar", "argparse4j-0.7.0.jar", "kafka-tools-4.3.1.jar"} {
+		os.WriteFile(filepath.Join(dl, f), []byte("new"), 0o644)
+	}
+	if err := moveIntoCache(dl, libs, "4.3.1"); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"kafka-clients-4.3.1.jar": "in use", "argparse4j-0.7.0.jar": "new", "kafka-tools-4.3.1.jar": "new"} {
+		got, err := os.ReadFile(filepath.Join(libs, f))
+		if err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q", f, got, err, want)
+		}
+	}
+	// A fresh cache is the download itself.
+	fresh := filepath.Join(base, "fresh")
+	os.MkdirAll(dl, 0o755)
+	os.WriteFile(filepath.Join(dl, "kafka-tools-4.3.1.jar"), []byte("x"), 0o644)
+	if err := moveIntoCache(dl, fresh, "4.3.1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(fresh, "kafka-tools-4.3.1.jar")); err != nil {
+		t.Fatal(err)
 	}
 }
