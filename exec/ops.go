@@ -168,7 +168,9 @@ func (s *Session) explainOps(ctx context.Context, p *planner, m *kafka.Metadata,
 				items = tpList(parts)
 			}
 			p.any("ElectLeaders", electionName(x)+": "+items+forwarded)
-			p.any("Metadata", what+" (the leaders after the election)")
+			if x.Unclean {
+				p.any("Metadata", what+" (who won the unclean elections)")
+			}
 		}
 	default:
 		return false, nil

@@ -282,6 +282,11 @@ func (s *Session) electLeaders(ctx context.Context, st *lang.ElectLeaders) (resu
 		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), leader, newLeader, outcome})
 	}
 	res := result.NewSlice(electLeadersCols, rows)
+	if len(rows) == 0 {
+		// Asked for every partition, the controller answers only for
+		// those it elected or could not elect.
+		res.Notes = append(res.Notes, "nothing to elect: the controller found every partition led as asked")
+	}
 	if len(failures) > 0 {
 		missing := make([]error, len(failures))
 		for i, f := range failures {

@@ -310,6 +310,8 @@ func (ps *parseState) adminHint(i int, word string) string {
 		return "EXECUTE ends the statement: write it last"
 	case prev == "DELETE" && word == "TOPIC":
 		return "a topic is removed with DROP TOPIC name"
+	case (word == "PARTITION" || word == "PARTITIONS") && (prev == "LEADERS" || prev == "PREFERRED" || prev == "UNCLEAN"):
+		return "partitions are numbered per topic: ELECT LEADERS FOR TOPIC name PARTITION p, ..."
 	}
 	return ""
 }
