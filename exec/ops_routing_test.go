@@ -284,3 +284,48 @@ func TestElectLeadersReportsEachPartition(t *testing.T) {
 	require.Empty(t, rows, "kfake's first replica always leads")
 	require.Equal(t, []string{"every partition is led by its preferred replica: nothing to elect"}, res.(result.Noticer).Notices())
 }
+
+// TestExplainListsExactlyWhatOpsSend: for each statement, the requests
+// EXPLAIN lists are the requests the statement sends (as \trace shows
+// them): the same APIs, as many, to the same brokers where EXPLAIN names one.
+func TestExplainListsExactlyWhatOpsSend(t *testing.T) {
+	f := newFake(t)
+	ownLogDirs(f)
+	f.spread(t, "ops", 3)
+	for _, src := range []string{
+		"SHOW LOG DIRS",
+		"SHOW LOG DIRS FOR BROKER 2",
+		"SHOW TOPICS",
+		"SHOW PARTITIONS OF ops",
+		"SHOW REASSIGNMENTS",
+		"SHOW FEATURES",
+		"ALTER TOPIC ops PARTITION 0 REPLICAS (1, 2, 0)",
+		"ALTER TOPIC ops PARTITION 0 REPLICAS (1, 2, 0) EXECUTE",
+		"ELECT LEADERS FOR TOPIC ops",
+		"ELECT LEADERS FOR TOPIC ops PARTITION 1, 2 EXECUTE",
+		"ELECT LEADERS EXECUTE",
+	} {
+		plan, _ := mustRun(t, f.sess, parse(t, "EXPLAIN "+src))
+		want := map[string]int{}
+		for _, r := range plan {
+			key := r[1].(string)
+			if r[2] != nil {
+				key += fmt.Sprintf(" -> %d", r[2])
+			}
+			want[key]++
+		}
+		f.trace.reset()
+		mustRun(t, f.sess, parse(t, src))
+		got := map[string]int{}
+		f.trace.mu.Lock()
+		for _, e := range f.trace.events {
+			key := e.API
+			if want[key] == 0 {
+				key += fmt.Sprintf(" -> %d", e.Broker)
+			}
+			got[key]++
+		}
+		f.trace.mu.Unlock()
+		require.Equal(t, want, got, "%s: EXPLAIN's requests and the ones sent", src)
+	}
+}
