@@ -109,6 +109,18 @@ type replicaSizes struct {
 	// or fenced): no broker can size them, so their partitions' totals are
 	// NULL, without a failure (see offlineNote).
 	offline int
+	// denied is a broker's refusal to describe its disks to this user
+	// (CLUSTER_AUTHORIZATION_FAILED): sizes NULL, the result not partial.
+	denied *kafka.BrokerError
+}
+
+// deniedWarning says why the sizes are NULL when the user may not describe
+// the brokers' disks.
+func (r replicaSizes) deniedWarning() []string {
+	if r.denied == nil {
+		return nil
+	}
+	return []string{"size_bytes and replicas_size_bytes are NULL where a broker refused DescribeLogDirs (it needs DESCRIBE on the cluster): " + oneLine(r.denied)}
 }
 
 // offlineNote says why some replicas_size_bytes are NULL without the
@@ -148,6 +160,15 @@ func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []k
 	}
 	var missing []error
 	for _, f := range failed {
+		if kafka.IsAuthorization(f.Err) {
+			// DescribeLogDirs needs DESCRIBE on the cluster: a user allowed
+			// to see topics but not the brokers' disks still gets the
+			// statement, sizes NULL, with a warning (see deniedWarning).
+			if sizes.denied == nil {
+				sizes.denied = f
+			}
+			continue
+		}
 		missing = append(missing, f)
 	}
 	for _, tp := range parts {

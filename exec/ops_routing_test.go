@@ -329,3 +329,31 @@ func TestExplainListsExactlyWhatOpsSend(t *testing.T) {
 		require.Equal(t, want, got, "%s: EXPLAIN's requests and the ones sent", src)
 	}
 }
+
+// TestSizesDeniedAreNullWithAWarning: DescribeLogDirs needs DESCRIBE on the
+// cluster; a user who may see topics but not the brokers' disks still gets
+// SHOW TOPICS and SHOW PARTITIONS, sizes NULL and a warning saying why, not
+// a failed statement.
+func TestSizesDeniedAreNullWithAWarning(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "sized", 3)
+	f.ControlKey(int16(kmsg.DescribeLogDirs), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := kreq.(*kmsg.DescribeLogDirsRequest).ResponseKind().(*kmsg.DescribeLogDirsResponse)
+		resp.ErrorCode = kerr.ClusterAuthorizationFailed.Code
+		return resp, nil, true
+	})
+	for _, src := range []string{"SHOW TOPICS", "SHOW PARTITIONS OF sized"} {
+		rows, res := mustRun(t, f.sess, parse(t, src))
+		require.NotEmpty(t, rows)
+		n := len(rows[0])
+		require.Nil(t, rows[0][n-2], "%s: size_bytes NULL, never 0", src)
+		require.Nil(t, rows[0][n-1], "%s: replicas_size_bytes NULL", src)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, src)
+		require.Contains(t, w[0], "refused DescribeLogDirs (it needs DESCRIBE on the cluster)")
+		require.Contains(t, w[0], "CLUSTER_AUTHORIZATION_FAILED")
+	}
+	_, _, err := run(t, f.sess, parse(t, "SHOW LOG DIRS"))
+	require.True(t, result.IsPartial(err), "SHOW LOG DIRS itself is refused: each broker a row with the refusal: %v", err)
+}

@@ -109,6 +109,7 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	}
 	res := result.NewSlice(showPartitionsCols, rows)
 	res.Notes = sizes.offlineNote()
+	res.Warns = sizes.deniedWarning()
 	if missing := append(append(partitionErrors(efail), partitionErrors(lfail)...), sfail...); len(missing) > 0 {
 		what := "SHOW PARTITIONS (offsets or sizes of some partitions)"
 		if st.Topic != nil {

@@ -67,6 +67,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	}
 	res := result.NewSlice(showTopicsCols, rows)
 	res.Notes = sizes.offlineNote()
+	res.Warns = sizes.deniedWarning()
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: "SHOW TOPICS (sizes of some partitions)", Missing: missing}
 	}
