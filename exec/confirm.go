@@ -29,6 +29,8 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 		return st.Execute
 	case *lang.AbortTransaction:
 		return st.Execute
+	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
+		return opsExecute(st)
 	}
 	return false
 }
@@ -129,6 +131,8 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		return s.shareConfirmation(ctx, st)
 	case *lang.AbortTransaction:
 		return s.abortQuestion(ctx, st), true
+	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
+		return s.confirmOps(ctx, st), true
 	}
 	return "", false
 }

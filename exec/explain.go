@@ -81,6 +81,17 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 	switch x := st.Stmt.(type) {
 	case *lang.ShowTopics:
 		p.any("Metadata", "all topics")
+		match, err := likeMatcher(x.Like)
+		if err != nil {
+			return nil, err
+		}
+		var parts []kafka.TopicPartition
+		for _, name := range m.TopicNames() {
+			if match(name) {
+				parts = append(parts, partitionsOf(m.Topics[name])...)
+			}
+		}
+		explainSizes(p, m, parts, false)
 	case *lang.ShowBrokers:
 		p.any("Metadata", "brokers")
 	case *lang.ShowCluster:
@@ -117,6 +128,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.leaders("ListOffsets", m, parts)
 		p.step--
 		p.leaders("ListOffsets", m, parts) // both bounds in the same step, concurrently
+		explainSizes(p, m, parts, true)    // and the replicas' sizes
 	case *lang.DescribeTopic:
 		t, err := topic(x.Topic)
 		if err != nil {
@@ -257,6 +269,11 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			return nil, err
 		}
 		ok = ok || explainACL(p, m, st.Stmt)
+		if !ok {
+			if ok, err = s.explainOps(ctx, p, m, st.Stmt); err != nil {
+				return nil, err
+			}
+		}
 		if !ok {
 			return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
 		}

@@ -16,14 +16,17 @@ var showPartitionsCols = []result.Column{
 	col("replicas", result.Ints), col("in_sync_replicas", result.Ints), col("offline", result.Bool),
 	col("under_replicated", result.Bool), col("earliest_offset", result.Int), col("latest_offset", result.Int),
 	col("messages", result.Int), col("internal", result.Bool),
+	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
 }
 
 // showPartitions is one row per partition of the cluster (or of one
 // topic), internal topics included and marked: one Metadata, then the
 // earliest and latest offsets, one ListOffsets per leader broker per bound,
-// both bounds concurrently. A partition whose leader did not answer (or
-// that has none: offline) keeps its row with NULL offsets, and the result
-// is partial.
+// both bounds concurrently, and the replicas' sizes, one DescribeLogDirs to
+// each broker holding a replica (concurrently with the offsets). A
+// partition whose leader did not answer (or that has none: offline) keeps
+// its row with NULL offsets, a replica that could not be sized leaves NULL
+// sizes, and the result is partial.
 func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (result.Result, error) {
 	match, err := likeMatcher(st.Like)
 	if err != nil {
@@ -51,13 +54,19 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	var (
 		earliest, latest map[kafka.TopicPartition]kafka.OffsetAnswer
 		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
-		eerr, lerr       error
+		eerr, lerr, serr error
+		sizes            replicaSizes
+		sfail            []error
 		wg               sync.WaitGroup
 	)
 	if len(parts) > 0 {
 		wg.Go(func() { earliest, efail, eerr = s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false) })
 		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+		wg.Go(func() { sizes, sfail, serr = s.sizeReplicas(ctx, m, parts) })
 		wg.Wait()
+	}
+	if serr != nil {
+		return nil, serr
 	}
 	if eerr != nil {
 		return nil, eerr
@@ -87,15 +96,24 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 			if eok && lok {
 				n = l.Offset - e.Offset
 			}
+			var size, total any
+			if v, ok := sizes.leader[tp]; ok {
+				size = v
+			}
+			if v, ok := sizes.total[tp]; ok {
+				total = v
+			}
 			rows = append(rows, result.Row{name, int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR),
-				p.Leader < 0, len(p.ISR) < len(p.Replicas), lo, hi, n, t.Internal})
+				p.Leader < 0, len(p.ISR) < len(p.Replicas), lo, hi, n, t.Internal, size, total})
 		}
 	}
 	res := result.NewSlice(showPartitionsCols, rows)
-	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
-		what := "SHOW PARTITIONS (offsets of some partitions)"
+	res.Notes = sizes.offlineNote()
+	res.Warns = sizes.deniedWarning()
+	if missing := append(append(partitionErrors(efail), partitionErrors(lfail)...), sfail...); len(missing) > 0 {
+		what := "SHOW PARTITIONS (offsets or sizes of some partitions)"
 		if st.Topic != nil {
-			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets of some partitions)", *st.Topic)
+			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets or sizes of some partitions)", *st.Topic)
 		}
 		res.Failure = &result.PartialError{What: what, Missing: missing}
 	}

@@ -257,9 +257,15 @@ func TestShowPartitions(t *testing.T) {
 			require.Equal(t, int64(2), r[8])
 			require.Equal(t, int64(2), r[9])
 			require.Equal(t, false, r[10], "internal")
+			require.Positive(t, r[11], "size_bytes: the leader replica holds two records")
+			require.Equal(t, 3*r[11].(int64), r[12], "replicas_size_bytes: three replicas of the same two records")
 		}
 		require.Equal(t, 1, sum(tr.count("Metadata")), "one Metadata")
-		require.Equal(t, len(tr.events), 1+sum(tr.count("ListOffsets")), "and ListOffsets only")
+		require.Equal(t, len(tr.events), 1+sum(tr.count("ListOffsets"))+sum(tr.count("DescribeLogDirs")), "and ListOffsets and DescribeLogDirs only")
+		for broker, n := range tr.count("DescribeLogDirs") {
+			require.Equal(t, 1, n, "broker %d: one DescribeLogDirs for the sizes of its own replicas", broker)
+		}
+		require.Len(t, tr.count("DescribeLogDirs"), 3, "every broker holds replicas")
 		for broker, n := range tr.count("ListOffsets") {
 			require.Equal(t, 2, n, "broker %d: one ListOffsets per bound", broker)
 		}

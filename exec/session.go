@@ -147,6 +147,9 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 	case nil:
 		return nil, fmt.Errorf("no statement to run")
 	}
+	if res, ok, err := s.executeOps(ctx, stmt); ok {
+		return res, err
+	}
 	return nil, fmt.Errorf("kql cannot run a %T statement yet", stmt)
 }
 

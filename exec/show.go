@@ -21,6 +21,7 @@ func col(name string, t result.Type) result.Column { return result.Column{Name: 
 var showTopicsCols = []result.Column{
 	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
 	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
+	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
 }
 
 func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.Result, error) {
@@ -32,12 +33,25 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	if err != nil {
 		return nil, err
 	}
+	// The sizes: DescribeLogDirs to each broker holding a replica of the
+	// listed topics (see sizeReplicas).
+	var parts []kafka.TopicPartition
+	for _, name := range m.TopicNames() {
+		if match(name) {
+			parts = append(parts, partitionsOf(m.Topics[name])...)
+		}
+	}
+	sizes, missing, err := s.sizeReplicas(ctx, m, parts)
+	if err != nil {
+		return nil, err
+	}
 	var rows []result.Row
 	for _, name := range m.TopicNames() {
 		if !match(name) {
 			continue
 		}
 		t := m.Topics[name]
+		size, total := topicSizes(t, sizes)
 		var under, offline int64
 		rf := 0
 		for _, p := range t.Partitions {
@@ -49,9 +63,15 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 				under++
 			}
 		}
-		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline})
+		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total})
 	}
-	return result.NewSlice(showTopicsCols, rows), nil
+	res := result.NewSlice(showTopicsCols, rows)
+	res.Notes = sizes.offlineNote()
+	res.Warns = sizes.deniedWarning()
+	if len(missing) > 0 {
+		res.Failure = &result.PartialError{What: "SHOW TOPICS (sizes of some partitions)", Missing: missing}
+	}
+	return res, nil
 }
 
 var showBrokersCols = []result.Column{col("node_id", result.Int), col("host", result.String), col("port", result.Int), col("rack", result.String)}
@@ -94,53 +114,33 @@ func (s *Session) showCluster(ctx context.Context) (result.Result, error) {
 // is not it (KRaft fills it with a random live broker), so when the quorum
 // cannot be asked the row says so rather than guessing.
 func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	rt := kmsg.NewDescribeQuorumRequestTopic()
-	rt.Topic = "__cluster_metadata"
-	rp := kmsg.NewDescribeQuorumRequestTopicPartition()
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	raw, _, err := s.cl.AnyBroker(ctx, "DescribeQuorum", []string{"__cluster_metadata/0"}, req)
+	q, err := s.cl.DescribeQuorum(ctx)
 	unknown := func(why string) string {
 		return fmt.Sprintf("unknown: %s (Metadata's controller_id is %d, but under KRaft that is a random live broker, not the active controller)", why, m.ControllerID)
 	}
-	if err != nil {
+	var qe *kafka.QuorumError
+	switch {
+	case errors.As(err, &qe) && errors.Is(qe.Err, kerr.ClusterAuthorizationFailed):
+		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
+	case errors.As(err, &qe):
+		return unknown("DescribeQuorum failed: " + qe.Err.Error())
+	case err != nil:
 		// Name the brokers' own reason once, not each broker's attempt.
 		var be *kafka.BrokerError
 		if errors.As(err, &be) {
 			err = be.Err
 		}
 		return unknown("the cluster did not answer DescribeQuorum: " + oneLine(err))
+	case q.LeaderID < 0:
+		return unknown("the metadata quorum has no leader right now")
 	}
-	resp := raw.(*kmsg.DescribeQuorumResponse)
-	if resp.ErrorCode == kerr.ClusterAuthorizationFailed.Code {
-		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
+	addr := "a controller-only node"
+	if b, ok := m.Broker(q.LeaderID); ok {
+		addr = b.Addr()
+	} else if l, ok := q.Listeners[q.LeaderID]; ok {
+		addr = "controller listener " + l
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return unknown("DescribeQuorum failed: " + err.Error())
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return unknown("DescribeQuorum failed: " + err.Error())
-			}
-			if p.LeaderID < 0 {
-				return unknown("the metadata quorum has no leader right now")
-			}
-			addr := "a controller-only node"
-			if b, ok := m.Broker(p.LeaderID); ok {
-				addr = b.Addr()
-			} else {
-				for _, n := range resp.Nodes {
-					if n.NodeID == p.LeaderID && len(n.Listeners) > 0 {
-						addr = fmt.Sprintf("controller listener %s:%d", n.Listeners[0].Host, n.Listeners[0].Port)
-					}
-				}
-			}
-			return fmt.Sprintf("%d (%s; metadata quorum leader, epoch %d)", p.LeaderID, addr, p.LeaderEpoch)
-		}
-	}
-	return unknown("DescribeQuorum answered without the metadata partition")
+	return fmt.Sprintf("%d (%s; metadata quorum leader, epoch %d)", q.LeaderID, addr, q.LeaderEpoch)
 }
 
 var showGroupsCols = []result.Column{

@@ -71,10 +71,10 @@ type UserResult struct {
 	Err  error // nil: done
 }
 
-// AdminError is a refusal of a cluster-wide admin request (SCRAM
-// credentials, client quotas) by the broker that answered: it names the
-// request, the broker, what was asked and, for an authorization failure,
-// the ACL the request needs.
+// AdminError is a refusal of a cluster-wide admin request as a whole (SCRAM
+// credentials, client quotas, replica moves, DescribeCluster), not of one
+// item, by the broker that answered: it names the request, the broker, what
+// was asked and, for an authorization failure, the ACL the request needs.
 type AdminError struct {
 	API     string
 	Broker  int32
@@ -90,7 +90,11 @@ func (e *AdminError) Error() string {
 	if e.Broker < 0 {
 		where = "bootstrap address " + e.Addr
 	}
-	msg := fmt.Sprintf("%s of %s on %s: %s", e.API, e.Item, where, describe(e.Err))
+	what := e.API
+	if e.Item != "" {
+		what += " of " + e.Item
+	}
+	msg := fmt.Sprintf("%s on %s: %s", what, where, describe(e.Err))
 	if e.Message != "" && !strings.Contains(msg, e.Message) {
 		msg += ": " + e.Message
 	}

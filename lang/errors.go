@@ -387,7 +387,7 @@ func statementLabel(toks []token) string {
 		return "EXPLAIN ACCESS"
 	}
 	switch first {
-	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT":
+	case "SHOW", "DESCRIBE", "CREATE", "DROP", "ALTER", "RESET", "DELETE", "ABORT", "CANCEL", "ELECT":
 		if i+1 < len(toks) && toks[i+1].kind == tkWord {
 			second := strings.ToUpper(toks[i+1].text)
 			if second == "SHARE" && i+2 < len(toks) && toks[i+2].kind == tkWord { // SHOW SHARE GROUPS, RESET SHARE GROUP
@@ -404,7 +404,8 @@ func statementLabel(toks []token) string {
 
 var statementWords = map[string]bool{"SHOW": true, "DESCRIBE": true, "DESC": true, "CONSUME": true,
 	"SELECT": true, "PRODUCE": true, "CREATE": true, "DROP": true, "EXPLAIN": true,
-	"ALTER": true, "RESET": true, "DELETE": true, "GRANT": true, "DENY": true, "REVOKE": true, "ABORT": true}
+	"ALTER": true, "RESET": true, "DELETE": true, "GRANT": true, "DENY": true, "REVOKE": true, "ABORT": true,
+	"CANCEL": true, "ELECT": true}
 
 // syntaxError explains why the grammar stopped at token i.
 func (ps *parseState) syntaxError(i int) *Error {

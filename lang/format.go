@@ -63,7 +63,7 @@ func format(sb *strings.Builder, s Statement) {
 		format(sb, s.Stmt)
 	case nil:
 	default:
-		if !formatAdmin(sb, s) && !formatSchema(sb, s) && !formatACL(sb, s) && !formatUsers(sb, s) && !formatShare(sb, s) && !formatTxn(sb, s) {
+		if !formatAdmin(sb, s) && !formatSchema(sb, s) && !formatACL(sb, s) && !formatUsers(sb, s) && !formatShare(sb, s) && !formatTxn(sb, s) && !formatOps(sb, s) {
 			fmt.Fprintf(sb, "/* not a KafkaQL statement: %T */", s)
 		}
 	}

@@ -62,6 +62,7 @@ type gStmt struct {
 	Grant    *gGrant    `parser:"| @@"`
 	Revoke   *gRevoke   `parser:"| @@"`
 	Abort    *gAbort    `parser:"| @@"`
+	Ops      *gOps      `parser:"| @@"`
 }
 
 type gShow struct {
@@ -75,6 +76,7 @@ type gShow struct {
 	Quotas  *gShowQuotas    `parser:"       | @@"`
 	Share   *gShowShare     `parser:"       | @@"`
 	Txn     *gShowTxn       `parser:"       | @@"`
+	Ops     *gShowOps       `parser:"       | @@"`
 	Schemas *gName          `parser:"       | 'SCHEMAS' 'FOR' 'TOPIC' @@"`
 	ACLs    *gShowACLs      `parser:"       | @@ )"`
 	Query   []*gQueryClause `parser:"@@*"`

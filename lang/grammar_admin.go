@@ -26,6 +26,7 @@ type gAlter struct {
 	Quota      *gAlterQuota      `parser:"| @@"`
 	Resource   *gResource        `parser:"| @@"`
 	Partitions *gAlterPartitions `parser:"  ( @@"`
+	Replicas   *gAlterReplicas   `parser:"  | @@"`
 	Clauses    []*gAlterClause   `parser:"  | @@+ ) )"`
 }
 

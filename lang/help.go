@@ -15,7 +15,7 @@ var statementHelp = []HelpEntry{
 	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']" + metaSuffix + "  (alias SHOW CONSUMERS)\n  columns: group, state, protocol_type, coordinator, members, topics, lag",
 		"SHOW GROUPS WHERE lag > 1000 ORDER BY lag DESC LIMIT 10"},
 	{"SHOW PARTITIONS", "SHOW PARTITIONS [OF topic] [LIKE 'glob']" + metaSuffix +
-		"\n  columns: topic, partition, leader, replicas, in_sync_replicas, offline, under_replicated, earliest_offset, latest_offset, messages, internal",
+		"\n  columns: topic, partition, leader, replicas, in_sync_replicas, offline, under_replicated, earliest_offset, latest_offset, messages, internal,\n  size_bytes (the leader replica's), replicas_size_bytes (all replicas')",
 		"SHOW PARTITIONS WHERE in_sync_replicas < replicas"},
 	{"SHOW BROKERS", "SHOW BROKERS" + metaSuffix, "SHOW BROKERS"},
 	{"SHOW CLUSTER", "SHOW CLUSTER" + metaSuffix, "SHOW CLUSTER"},
@@ -139,6 +139,24 @@ var statementHelp = []HelpEntry{
 		"\n  writes an abort marker for that producer's open transaction on that partition (WriteTxnMarkers to its leader)" +
 		"\n  without EXECUTE a dry run: shows where the last stable offset moves and changes nothing",
 		"ABORT TRANSACTION ON TOPIC orders PARTITION 3 PRODUCER 4001 EPOCH 0"},
+	{"SHOW LOG DIRS", "SHOW LOG DIRS [FOR BROKER id]" + metaSuffix +
+		"\n  every broker's log directories (DescribeLogDirs to each broker); columns: broker, dir, total_bytes, usable_bytes, error",
+		"SHOW LOG DIRS WHERE usable_bytes < 10000000000"},
+	{"SHOW REASSIGNMENTS", "SHOW REASSIGNMENTS" + metaSuffix + "\n  replica moves in progress; columns: topic, partition, replicas, adding, removing",
+		"SHOW REASSIGNMENTS"},
+	{"ALTER TOPIC REPLICAS", "ALTER TOPIC name PARTITION p REPLICAS (id, ...) [EXECUTE]\n" +
+		"  move a partition's replicas to these brokers, the first the preferred leader;\n" +
+		"  without EXECUTE a dry run: shows the current and new replicas and leader",
+		"ALTER TOPIC orders PARTITION 0 REPLICAS (2, 3, 1)"},
+	{"CANCEL REASSIGNMENT", "CANCEL REASSIGNMENT ON TOPIC name PARTITION p [EXECUTE]  (the replicas go back to the old set)",
+		"CANCEL REASSIGNMENT ON TOPIC orders PARTITION 0"},
+	{"ELECT LEADERS", "ELECT LEADERS [PREFERRED | UNCLEAN] [FOR TOPIC name [PARTITION p, ...]] [EXECUTE]\n" +
+		"  PREFERRED (the default): lead each partition by its first replica; UNCLEAN: give a partition with\n" +
+		"  no leader one outside the in-sync replicas (records may be lost); without EXECUTE a dry run",
+		"ELECT LEADERS FOR TOPIC orders"},
+	{"SHOW QUORUM", "SHOW QUORUM" + metaSuffix +
+		"\n  the KRaft metadata quorum; columns: node, role, log_end_offset, lag, last_fetch, last_caught_up", "SHOW QUORUM WHERE lag > 0"},
+	{"SHOW FEATURES", "SHOW FEATURES" + metaSuffix + "\n  columns: feature, finalized_version, supported_min, supported_max", "SHOW FEATURES"},
 	{"EXPLAIN", "EXPLAIN statement", "EXPLAIN CONSUME orders FROM NEWEST LIMIT 10"},
 }
 

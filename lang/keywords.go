@@ -28,6 +28,7 @@ var keywordOrder = []string{
 	"QUOTAS", "QUOTA", "CLIENT", "IP", "DEFAULT",
 	"SHARE",
 	"TRANSACTIONS", "TRANSACTION", "HANGING", "OLDER", "THAN", "PRODUCER", "EPOCH",
+	"CANCEL", "ELECT", "LOG", "DIRS", "REASSIGNMENTS", "QUORUM", "FEATURES", "REPLICAS", "REASSIGNMENT", "LEADERS", "PREFERRED", "UNCLEAN",
 }
 
 // aliasOf maps an alias to the keyword it stands for. Expected-token lists

@@ -5,11 +5,11 @@ package lang
 // columns (exec tests compare them), so a misspelt column is a syntax error
 // that kql --check finds without a cluster.
 var metaColumns = map[string][]string{
-	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline"},
+	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline", "size_bytes", "replicas_size_bytes"},
 	"SHOW BROKERS":    {"node_id", "host", "port", "rack"},
 	"SHOW CLUSTER":    {"property", "value"},
 	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
-	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal"},
+	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal", "size_bytes", "replicas_size_bytes"},
 	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages", "lso", "lso_lag"},
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
 	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
@@ -27,6 +27,10 @@ var metaColumns = map[string][]string{
 	"SHOW TRANSACTIONS":         {"transactional_id", "producer_id", "producer_epoch", "state", "timeout_ms", "coordinator"},
 	"DESCRIBE TRANSACTION":      {"transactional_id", "coordinator", "producer_id", "producer_epoch", "state", "timeout_ms", "started", "topic", "partition", "last_update", "start_offset"},
 	"SHOW HANGING TRANSACTIONS": {"topic", "partition", "producer_id", "producer_epoch", "coordinator_epoch", "start_offset", "last_update", "minutes", "transactional_id", "reason"},
+	"SHOW LOG DIRS":             {"broker", "dir", "total_bytes", "usable_bytes", "error"},
+	"SHOW REASSIGNMENTS":        {"topic", "partition", "replicas", "adding", "removing"},
+	"SHOW QUORUM":               {"node", "role", "log_end_offset", "lag", "last_fetch", "last_caught_up"},
+	"SHOW FEATURES":             {"feature", "finalized_version", "supported_min", "supported_max"},
 }
 
 // MetaColumns returns the column names of a SHOW or DESCRIBE statement's
@@ -75,6 +79,14 @@ func metaName(s Statement) string {
 		return "DESCRIBE TRANSACTION"
 	case *ShowHangingTransactions:
 		return "SHOW HANGING TRANSACTIONS"
+	case *ShowLogDirs:
+		return "SHOW LOG DIRS"
+	case *ShowReassignments:
+		return "SHOW REASSIGNMENTS"
+	case *ShowQuorum:
+		return "SHOW QUORUM"
+	case *ShowFeatures:
+		return "SHOW FEATURES"
 	}
 	return ""
 }

@@ -214,6 +214,8 @@ func (ps *parseState) statement(g *gStmt) (Statement, *Error) {
 		return ps.revoke(g.Revoke)
 	case g.Abort != nil:
 		return ps.abort(g.Abort)
+	case g.Ops != nil:
+		return ps.ops(g.Ops)
 	}
 	return nil, ps.errAtToken(0, "internal error: the grammar matched no statement")
 }
@@ -243,6 +245,9 @@ func (ps *parseState) show(g *gShow) (Statement, *Error) {
 	}
 	if g.Txn != nil {
 		return ps.showTxn(g)
+	}
+	if g.Ops != nil {
+		return ps.showOps(g)
 	}
 	var like *string
 	for _, l := range []*gLike{g.Like, g.PLike} {

@@ -41,6 +41,9 @@ func (ps *parseState) alter(g *gAlter) (Statement, *Error) {
 	if e != nil {
 		return nil, e
 	}
+	if g.Replicas != nil {
+		return ps.alterReplicas(r, g.Replicas)
+	}
 	if g.Partitions != nil {
 		if r.Kind != ResourceTopic {
 			e := ps.errAt(g.Partitions.Pos, "only a topic has partitions")
@@ -306,6 +309,9 @@ func (ps *parseState) deleteStmt(g *gDelete) (Statement, *Error) {
 	return st, nil
 }
 
+// executeLast lists the statements that end with an optional EXECUTE.
+var executeLast = map[string]bool{"RESET": true, "DELETE": true, "ALTER": true, "CANCEL": true, "ELECT": true, "REVOKE": true, "ABORT": true}
+
 // adminHint explains two slips the grammar alone reports badly: EXECUTE
 // written before the end, and DELETE TOPIC for DROP TOPIC.
 func (ps *parseState) adminHint(i int, word string) string {
@@ -315,10 +321,12 @@ func (ps *parseState) adminHint(i int, word string) string {
 	prev := strings.ToUpper(ps.toks[i-1].text)
 	switch {
 	case prev == "EXECUTE" && ps.toks[i-1].kind == tkWord && i >= 2 && ps.toks[0].kind == tkWord &&
-		(strings.EqualFold(ps.toks[0].text, "RESET") || strings.EqualFold(ps.toks[0].text, "DELETE") || strings.EqualFold(ps.toks[0].text, "REVOKE") || strings.EqualFold(ps.toks[0].text, "ABORT")):
+		executeLast[strings.ToUpper(ps.toks[0].text)]:
 		return "EXECUTE ends the statement: write it last"
 	case prev == "DELETE" && word == "TOPIC":
 		return "a topic is removed with DROP TOPIC name"
+	case (word == "PARTITION" || word == "PARTITIONS") && (prev == "LEADERS" || prev == "PREFERRED" || prev == "UNCLEAN"):
+		return "partitions are numbered per topic: ELECT LEADERS FOR TOPIC name PARTITION p, ..."
 	}
 	return ps.txnHint(i, word)
 }

@@ -270,7 +270,7 @@ func TestKeywordsAndHelp(t *testing.T) {
 			t.Errorf("help syntax for %s: %q", h.Name, h.Syntax)
 		}
 	}
-	if len(seen) != 39 {
-		t.Errorf("help examples cover %d statement types, want all 39", len(seen))
+	if len(seen) != 46 {
+		t.Errorf("help examples cover %d statement types, want all 46", len(seen))
 	}
 }

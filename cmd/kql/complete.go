@@ -258,7 +258,7 @@ func selectFirstFrom(before []string) bool {
 	return froms == 1
 }
 
-var statementVerbs = []string{"ABORT", "ALTER", "CONSUME", "CREATE", "DELETE", "DENY", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+var statementVerbs = []string{"ABORT", "ALTER", "CANCEL", "CONSUME", "CREATE", "DELETE", "DENY", "DESC", "DESCRIBE", "DROP", "ELECT", "EXPLAIN",
 	"GRANT", "PRODUCE", "RESET", "REVOKE", "SELECT", "SHOW"}
 
 // keywordSuffixes matches case-insensitively and answers in the typed case.

@@ -18,8 +18,9 @@ type confirmer interface {
 
 // confirmed asks, in the interactive shell only, before a statement that
 // destroys or rewrites data: DROP TOPIC, DELETE GROUP, DELETE SHARE GROUP,
-// RESET ... EXECUTE, RESET SHARE GROUP ... EXECUTE,
-// DELETE RECORDS ... EXECUTE. The answer defaults to no; Ctrl-C and Ctrl-D
+// RESET ... EXECUTE, RESET SHARE GROUP ... EXECUTE, DELETE RECORDS ... EXECUTE,
+// and the replica moves and elections (ALTER TOPIC ... REPLICAS, CANCEL
+// REASSIGNMENT, ELECT LEADERS ... EXECUTE). The answer defaults to no; Ctrl-C and Ctrl-D
 // are no. Scripts and -e never ask: they were written on purpose.
 func (r *repl) confirmed(ctx context.Context, stmt lang.Statement) bool {
 	a := r.a
