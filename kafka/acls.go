@@ -109,9 +109,27 @@ func kerrName(err error) string {
 	return err.Error()
 }
 
+// aclOpTwoPhaseCommit is Kafka's TWO_PHASE_COMMIT operation (code 15, on a
+// TRANSACTIONAL_ID: KIP-939), which kmsg v1.15 does not know: its
+// ParseACLOperation refuses the name and its String prints UNKNOWN, so a
+// GRANT or REVOKE of it would send UNKNOWN (refused as malformed) and
+// SHOW ACLS would print its bindings as UNKNOWN. kql names it itself.
+const aclOpTwoPhaseCommit kmsg.ACLOperation = 15
+
+// opName is Kafka's name of an operation.
+func opName(op kmsg.ACLOperation) string {
+	if op == aclOpTwoPhaseCommit {
+		return "TWO_PHASE_COMMIT"
+	}
+	return op.String()
+}
+
 func parseOp(s string) kmsg.ACLOperation {
 	if s == "" {
 		return kmsg.ACLOperationAny
+	}
+	if s == "TWO_PHASE_COMMIT" {
+		return aclOpTwoPhaseCommit
 	}
 	v, err := kmsg.ParseACLOperation(s)
 	if err != nil {
@@ -206,7 +224,7 @@ func describedBindings(resp *kmsg.DescribeACLsResponse) []ACLBinding {
 	var out []ACLBinding
 	for _, r := range resp.Resources {
 		for _, a := range r.ACLs {
-			out = append(out, ACLBinding{Principal: a.Principal, Host: a.Host, Operation: a.Operation.String(),
+			out = append(out, ACLBinding{Principal: a.Principal, Host: a.Host, Operation: opName(a.Operation),
 				Permission: a.PermissionType.String(), ResourceType: r.ResourceType.String(), ResourceName: r.ResourceName,
 				PatternType: r.ResourcePatternType.String()})
 		}
@@ -309,7 +327,7 @@ func (c *Cluster) DeleteACLs(ctx context.Context, fs []ACLFilter) ([]ACLDeletion
 			continue
 		}
 		for _, m := range res.MatchingACLs {
-			b := ACLBinding{Principal: m.Principal, Host: m.Host, Operation: m.Operation.String(), Permission: m.PermissionType.String(),
+			b := ACLBinding{Principal: m.Principal, Host: m.Host, Operation: opName(m.Operation), Permission: m.PermissionType.String(),
 				ResourceType: m.ResourceType.String(), ResourceName: m.ResourceName, PatternType: m.ResourcePatternType.String()}
 			ar := ACLResult{Binding: b}
 			if err := kerr.ErrorForCode(m.ErrorCode); err != nil {
