@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -198,6 +199,19 @@ func parseAuthz(broker int32, entries []kafka.ConfigEntry) brokerAuthz {
 
 func (s *Session) explainAccess(ctx context.Context, st *lang.ExplainAccess) (result.Result, error) {
 	bindings, by, err := s.cl.DescribeACLs(ctx, resourceFilter(&st.Resource, nil))
+	if kafka.IsSecurityDisabled(err) {
+		// No authorizer: the broker allows every request, which is the answer.
+		who := fmt.Sprintf("broker %d", by)
+		var ae *kafka.ACLError
+		if errors.As(err, &ae) {
+			who = fmt.Sprintf("broker %d (%s)", ae.Broker, ae.Addr)
+			if ae.Broker < 0 { // a bootstrap seed
+				who = "the broker at " + ae.Addr
+			}
+		}
+		reason := who + " has no authorizer (DescribeAcls answered SECURITY_DISABLED: authorizer.class.name is not set): it allows every request of every principal"
+		return result.NewSlice(accessCols, []result.Row{{allowed, reason, nil, nil, nil, nil, nil, nil, nil}}), nil
+	}
 	if err != nil {
 		return nil, err
 	}

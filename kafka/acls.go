@@ -93,6 +93,10 @@ func (e *ACLError) Error() string {
 		return msg + fmt.Sprintf(": %s: not authorized: %s needs the %s operation on the CLUSTER resource (a super user can GRANT %s ON CLUSTER); ask the cluster's operator",
 			kerrName(e.Err), e.API, need, need)
 	}
+	if IsSecurityDisabled(e.Err) {
+		return msg + ": " + kerrName(e.Err) + ": the broker has no authorizer (authorizer.class.name is not set): it allows every request and keeps no ACLs; " +
+			"to use ACLs, set authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer on every broker and controller"
+	}
 	msg += ": " + describe(e.Err)
 	if e.Message != "" {
 		msg += ": " + e.Message
@@ -100,6 +104,10 @@ func (e *ACLError) Error() string {
 	return msg
 }
 func (e *ACLError) Unwrap() error { return e.Err }
+
+// IsSecurityDisabled reports whether err is a broker's SECURITY_DISABLED:
+// it runs no authorizer, so it allows every request.
+func IsSecurityDisabled(err error) bool { return errors.Is(err, kerr.SecurityDisabled) }
 
 func kerrName(err error) string {
 	var ke *kerr.Error
