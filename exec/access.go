@@ -63,6 +63,16 @@ func evaluateAccess(st *lang.ExplainAccess, bindings []kafka.ACLBinding, authz b
 	if slices.Contains(authz.superUsers, st.Principal) {
 		return []accessRow{{allowed, fmt.Sprintf("%s is a super user (super.users on broker %d): the authorizer allows it everything, whatever the bindings", st.Principal, authz.broker), nil}}, nil
 	}
+	if st.Resource.Kind == lang.ACLCluster && st.Operation == "IDEMPOTENT_WRITE" {
+		// The authorizer's answer, but not the broker's last word: since
+		// Kafka 3.0 (KIP-679) InitProducerId without a transactional id is
+		// also allowed to a principal with WRITE on any topic.
+		defer func() {
+			if len(rows) > 0 && rows[0].answer == denied {
+				notes = append(notes, fmt.Sprintf("notice: an idempotent producer does not need IDEMPOTENT_WRITE on the cluster since Kafka 3.0 (KIP-679): WRITE on any topic is enough; ask EXPLAIN ACCESS '%s' WRITE ON TOPIC t for the topics it writes", st.Principal))
+			}
+		}()
+	}
 	if authz.superUsers == nil {
 		// Only a denial depends on it: a super user is allowed everything.
 		defer func() {

@@ -96,6 +96,22 @@ func TestEvaluateAccessFollowsTheStandardAuthorizer(t *testing.T) {
 	}
 }
 
+// TestExplainAccessOfIdempotentWriteNamesKIP679: the authorizer denies
+// IDEMPOTENT_WRITE on the cluster without a binding, but the broker lets
+// an idempotent producer with WRITE on any topic in: the answer says so.
+func TestExplainAccessOfIdempotentWriteNamesKIP679(t *testing.T) {
+	no := false
+	known := brokerAuthz{broker: 1, superUsers: []string{}, allowIfNoACLs: &no}
+	st := parse(t, "EXPLAIN ACCESS 'User:alice' IDEMPOTENT_WRITE ON CLUSTER").(*lang.ExplainAccess)
+	rows, notes := evaluateAccess(st, nil, known)
+	require.Equal(t, denied, rows[0].answer)
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "WRITE on any topic is enough")
+	rows, notes = evaluateAccess(st, []kafka.ACLBinding{bind("User:alice", "*", "IDEMPOTENT_WRITE", "ALLOW", "CLUSTER", "kafka-cluster", "LITERAL")}, known)
+	require.Equal(t, allowed, rows[0].answer)
+	require.Empty(t, notes)
+}
+
 // TestExplainAccessReadsTheAuthorizerConfigFromOneBroker: the super users
 // and the default come from the DescribeConfigs of one broker's own
 // configs, sent to that broker.
