@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,6 +62,16 @@ type accessRow struct {
 func evaluateAccess(st *lang.ExplainAccess, bindings []kafka.ACLBinding, authz brokerAuthz) (rows []accessRow, notes []string) {
 	if slices.Contains(authz.superUsers, st.Principal) {
 		return []accessRow{{allowed, fmt.Sprintf("%s is a super user (super.users on broker %d): the authorizer allows it everything, whatever the bindings", st.Principal, authz.broker), nil}}, nil
+	}
+	if st.Resource.Kind == lang.ACLCluster && st.Operation == "IDEMPOTENT_WRITE" {
+		// The authorizer's answer, but not the broker's last word: since
+		// Kafka 3.0 (KIP-679) InitProducerId without a transactional id is
+		// also allowed to a principal with WRITE on any topic.
+		defer func() {
+			if len(rows) > 0 && rows[0].answer == denied {
+				notes = append(notes, fmt.Sprintf("notice: an idempotent producer does not need IDEMPOTENT_WRITE on the cluster since Kafka 3.0 (KIP-679): WRITE on any topic is enough; ask EXPLAIN ACCESS '%s' WRITE ON TOPIC t for the topics it writes", st.Principal))
+			}
+		}()
 	}
 	if authz.superUsers == nil {
 		// Only a denial depends on it: a super user is allowed everything.
@@ -198,6 +209,19 @@ func parseAuthz(broker int32, entries []kafka.ConfigEntry) brokerAuthz {
 
 func (s *Session) explainAccess(ctx context.Context, st *lang.ExplainAccess) (result.Result, error) {
 	bindings, by, err := s.cl.DescribeACLs(ctx, resourceFilter(&st.Resource, nil))
+	if kafka.IsSecurityDisabled(err) {
+		// No authorizer: the broker allows every request, which is the answer.
+		who := fmt.Sprintf("broker %d", by)
+		var ae *kafka.ACLError
+		if errors.As(err, &ae) {
+			who = fmt.Sprintf("broker %d (%s)", ae.Broker, ae.Addr)
+			if ae.Broker < 0 { // a bootstrap seed
+				who = "the broker at " + ae.Addr
+			}
+		}
+		reason := who + " has no authorizer (DescribeAcls answered SECURITY_DISABLED: authorizer.class.name is not set): it allows every request of every principal"
+		return result.NewSlice(accessCols, []result.Row{{allowed, reason, nil, nil, nil, nil, nil, nil, nil}}), nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
@@ -94,6 +96,22 @@ func TestEvaluateAccessFollowsTheStandardAuthorizer(t *testing.T) {
 	}
 }
 
+// TestExplainAccessOfIdempotentWriteNamesKIP679: the authorizer denies
+// IDEMPOTENT_WRITE on the cluster without a binding, but the broker lets
+// an idempotent producer with WRITE on any topic in: the answer says so.
+func TestExplainAccessOfIdempotentWriteNamesKIP679(t *testing.T) {
+	no := false
+	known := brokerAuthz{broker: 1, superUsers: []string{}, allowIfNoACLs: &no}
+	st := parse(t, "EXPLAIN ACCESS 'User:alice' IDEMPOTENT_WRITE ON CLUSTER").(*lang.ExplainAccess)
+	rows, notes := evaluateAccess(st, nil, known)
+	require.Equal(t, denied, rows[0].answer)
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "WRITE on any topic is enough")
+	rows, notes = evaluateAccess(st, []kafka.ACLBinding{bind("User:alice", "*", "IDEMPOTENT_WRITE", "ALLOW", "CLUSTER", "kafka-cluster", "LITERAL")}, known)
+	require.Equal(t, allowed, rows[0].answer)
+	require.Empty(t, notes)
+}
+
 // TestExplainAccessReadsTheAuthorizerConfigFromOneBroker: the super users
 // and the default come from the DescribeConfigs of one broker's own
 // configs, sent to that broker.
@@ -134,4 +152,31 @@ func TestParseAuthzTellsUnknownFromEmpty(t *testing.T) {
 	a = parseAuthz(2, []kafka.ConfigEntry{{Name: "log.dirs", Value: v("/d")}})
 	require.Nil(t, a.superUsers)
 	require.ErrorContains(t, a.err, "does not list super.users")
+}
+
+// TestACLStatementsOnAClusterWithoutAnAuthorizer: a broker without an
+// authorizer (no authorizer.class.name) answers DescribeAcls with
+// SECURITY_DISABLED and allows every request: EXPLAIN ACCESS says so, as
+// an answer, and SHOW ACLS's error says why there is nothing to list and
+// what turns ACLs on.
+func TestACLStatementsOnAClusterWithoutAnAuthorizer(t *testing.T) {
+	f := newFake(t)
+	f.ControlKey(int16(kmsg.DescribeACLs), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := req.ResponseKind().(*kmsg.DescribeACLsResponse)
+		resp.ErrorCode = kerr.SecurityDisabled.Code
+		resp.ErrorMessage = kmsg.StringPtr("No Authorizer is configured.")
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, parse(t, "EXPLAIN ACCESS 'User:alice' READ ON TOPIC payments"))
+	require.Len(t, rows, 1)
+	require.Equal(t, "ALLOWED", rows[0][0])
+	require.Contains(t, rows[0][1], "has no authorizer")
+	require.Contains(t, rows[0][1], "allows every request")
+
+	_, _, err := run(t, f.sess, parse(t, "SHOW ACLS"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "SECURITY_DISABLED")
+	require.Contains(t, err.Error(), "no authorizer")
+	require.Contains(t, err.Error(), "authorizer.class.name")
 }

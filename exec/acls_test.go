@@ -135,3 +135,16 @@ func TestACLStatementsOnBothBackends(t *testing.T) {
 		})
 	})
 }
+
+// TestRevokeTwoPhaseCommitAsksKafkasOperation: the dry run of a REVOKE of
+// TWO_PHASE_COMMIT asks DescribeAcls for Kafka's operation 15; sent as
+// UNKNOWN, every broker refuses the filter as malformed.
+func TestRevokeTwoPhaseCommitAsksKafkasOperation(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		who := "User:" + kafkatest.GroupName(t)
+		rows, res := mustRun(t, s, parse(t, "REVOKE TWO_PHASE_COMMIT ON TRANSACTIONAL ID 'tx-2pc' FROM '"+who+"'"))
+		require.Empty(t, rows)
+		require.Contains(t, res.(*result.Slice).Notes[0], "no binding matches")
+	})
+}

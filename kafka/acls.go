@@ -93,6 +93,10 @@ func (e *ACLError) Error() string {
 		return msg + fmt.Sprintf(": %s: not authorized: %s needs the %s operation on the CLUSTER resource (a super user can GRANT %s ON CLUSTER); ask the cluster's operator",
 			kerrName(e.Err), e.API, need, need)
 	}
+	if IsSecurityDisabled(e.Err) {
+		return msg + ": " + kerrName(e.Err) + ": the broker has no authorizer (authorizer.class.name is not set): it allows every request and keeps no ACLs; " +
+			"to use ACLs, set authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer on every broker and controller"
+	}
 	msg += ": " + describe(e.Err)
 	if e.Message != "" {
 		msg += ": " + e.Message
@@ -100,6 +104,10 @@ func (e *ACLError) Error() string {
 	return msg
 }
 func (e *ACLError) Unwrap() error { return e.Err }
+
+// IsSecurityDisabled reports whether err is a broker's SECURITY_DISABLED:
+// it runs no authorizer, so it allows every request.
+func IsSecurityDisabled(err error) bool { return errors.Is(err, kerr.SecurityDisabled) }
 
 func kerrName(err error) string {
 	var ke *kerr.Error
@@ -109,9 +117,27 @@ func kerrName(err error) string {
 	return err.Error()
 }
 
+// aclOpTwoPhaseCommit is Kafka's TWO_PHASE_COMMIT operation (code 15, on a
+// TRANSACTIONAL_ID: KIP-939), which kmsg v1.15 does not know: its
+// ParseACLOperation refuses the name and its String prints UNKNOWN, so a
+// GRANT or REVOKE of it would send UNKNOWN (refused as malformed) and
+// SHOW ACLS would print its bindings as UNKNOWN. kql names it itself.
+const aclOpTwoPhaseCommit kmsg.ACLOperation = 15
+
+// opName is Kafka's name of an operation.
+func opName(op kmsg.ACLOperation) string {
+	if op == aclOpTwoPhaseCommit {
+		return "TWO_PHASE_COMMIT"
+	}
+	return op.String()
+}
+
 func parseOp(s string) kmsg.ACLOperation {
 	if s == "" {
 		return kmsg.ACLOperationAny
+	}
+	if s == "TWO_PHASE_COMMIT" {
+		return aclOpTwoPhaseCommit
 	}
 	v, err := kmsg.ParseACLOperation(s)
 	if err != nil {
@@ -206,7 +232,7 @@ func describedBindings(resp *kmsg.DescribeACLsResponse) []ACLBinding {
 	var out []ACLBinding
 	for _, r := range resp.Resources {
 		for _, a := range r.ACLs {
-			out = append(out, ACLBinding{Principal: a.Principal, Host: a.Host, Operation: a.Operation.String(),
+			out = append(out, ACLBinding{Principal: a.Principal, Host: a.Host, Operation: opName(a.Operation),
 				Permission: a.PermissionType.String(), ResourceType: r.ResourceType.String(), ResourceName: r.ResourceName,
 				PatternType: r.ResourcePatternType.String()})
 		}
@@ -309,7 +335,7 @@ func (c *Cluster) DeleteACLs(ctx context.Context, fs []ACLFilter) ([]ACLDeletion
 			continue
 		}
 		for _, m := range res.MatchingACLs {
-			b := ACLBinding{Principal: m.Principal, Host: m.Host, Operation: m.Operation.String(), Permission: m.PermissionType.String(),
+			b := ACLBinding{Principal: m.Principal, Host: m.Host, Operation: opName(m.Operation), Permission: m.PermissionType.String(),
 				ResourceType: m.ResourceType.String(), ResourceName: m.ResourceName, PatternType: m.ResourcePatternType.String()}
 			ar := ACLResult{Binding: b}
 			if err := kerr.ErrorForCode(m.ErrorCode); err != nil {

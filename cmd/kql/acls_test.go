@@ -328,7 +328,8 @@ func parseAclCommand(t *testing.T, out string) [][]string {
 // TestRealSecureShowACLsEqualsAclCommand: kql's SHOW ACLS and Kafka's own
 // AclCommand --list, on the same cluster, list the same bindings: for a
 // principal, and for a topic with the prefixed and '*' bindings that match
-// it (AclCommand --resource-pattern-type match).
+// it (AclCommand --resource-pattern-type match), and Kafka's operations
+// kmsg has no name for (TWO_PHASE_COMMIT).
 func TestRealSecureShowACLsEqualsAclCommand(t *testing.T) {
 	b := secureCluster(t)
 	base := kafkatest.TopicName(t)
@@ -340,14 +341,14 @@ func TestRealSecureShowACLsEqualsAclCommand(t *testing.T) {
 		"DENY ALTER ON TOPIC * TO '" + carol + "'",
 		"GRANT READ ON GROUP " + base + " PREFIXED TO '" + carol + "'",
 		"GRANT IDEMPOTENT_WRITE ON CLUSTER TO '" + carol + "'",
-		"GRANT WRITE ON TRANSACTIONAL ID 'tx-" + base + "' TO '" + carol + "'",
+		"GRANT WRITE, TWO_PHASE_COMMIT ON TRANSACTIONAL ID 'tx-" + base + "' TO '" + carol + "'",
 	} {
 		b.kqlOK(t, g)
 	}
 	t.Cleanup(func() {
 		for _, r := range []string{
 			"REVOKE READ, DESCRIBE ON TOPIC " + topic, "REVOKE WRITE ON TOPIC " + base + " PREFIXED", "REVOKE ALTER ON TOPIC *",
-			"REVOKE READ ON GROUP " + base + " PREFIXED", "REVOKE IDEMPOTENT_WRITE ON CLUSTER", "REVOKE WRITE ON TRANSACTIONAL ID 'tx-" + base + "'",
+			"REVOKE READ ON GROUP " + base + " PREFIXED", "REVOKE IDEMPOTENT_WRITE ON CLUSTER", "REVOKE WRITE, TWO_PHASE_COMMIT ON TRANSACTIONAL ID 'tx-" + base + "'",
 		} {
 			b.kqlAs(t, kafkatest.UserAdmin, r+" FROM '"+carol+"' EXECUTE")
 		}
@@ -374,8 +375,8 @@ func TestRealSecureShowACLsEqualsAclCommand(t *testing.T) {
 	}
 
 	want := tool("--list", "--principal", carol)
-	if len(want) != 7 {
-		t.Fatalf("AclCommand --list --principal %s: %d bindings, want the 7 granted: %q", carol, len(want), want)
+	if len(want) != 8 {
+		t.Fatalf("AclCommand --list --principal %s: %d bindings, want the 8 granted: %q", carol, len(want), want)
 	}
 	got := mine(b.kqlOK(t, "SHOW ACLS FOR '"+carol+"'"))
 	if !slices.EqualFunc(got, want, slices.Equal) {
@@ -387,7 +388,7 @@ func TestRealSecureShowACLsEqualsAclCommand(t *testing.T) {
 	if len(want) != 4 || !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("SHOW ACLS ON TOPIC %s:\n%q\nAclCommand --list --topic --resource-pattern-type match (want 4):\n%q", topic, got, want)
 	}
-	t.Logf("SHOW ACLS and AclCommand --list agree: %d bindings for the principal, %d that match the topic", 7, len(want))
+	t.Logf("SHOW ACLS and AclCommand --list agree: %d bindings for the principal, %d that match the topic", 8, len(want))
 }
 
 // TestRealSecureACLRequestsRefusedNameWhoAndWhat: bob may not list or
