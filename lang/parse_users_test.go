@@ -82,3 +82,53 @@ func TestParseUsersAndQuotasErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordTypedIntoUserStatement: however a password is typed into
+// CREATE or ALTER USER (the forms other SQL dialects use, unquoted, after
+// an option, on a line of its own, with a quote inside it), the error
+// never shows it and the shell is told to keep the statement out of its
+// history.
+func TestPasswordTypedIntoUserStatement(t *testing.T) {
+	for _, src := range []string{
+		"CREATE USER alice PASSWORD 'hunter2'",
+		"CREATE USER alice 'hunter2'",
+		"CREATE USER alice WITH PASSWORD 'hunter2'",
+		"CREATE USER alice IDENTIFIED BY 'hunter2'",
+		"CREATE USER alice IDENTIFIED BY hunter2",
+		"CREATE USER alice PASSWORD hunter2",
+		"CREATE USER alice MECHANSIM 'hunter2'",
+		"CREATE USER alice PASSWORD\n'hunter2'",
+		"CREATE USER alice PASSWORD 'it's-hunter2'",
+		"ALTER USER alice PASSWORD 'hunter2'",
+		"ALTER USER alice PASSWORD hunter2",
+		"ALTER USER alice PASSWORD 'hunter2' MECHANISM SCRAM-SHA-256",
+		"ALTER USER alice PASSWORD MECHANISM SCRAM-SHA-256 'hunter2'",
+		"ALTER USER alice PASSWORD MECHANISM SCRAM-SHA-256 hunter2",
+		"ALTER USER alice WITH PASSWORD 'hunter2'",
+		"ALTER USER alice SET PASSWORD = 'hunter2'",
+		"ALTER USER alice IDENTIFIED BY 'hunter2'",
+		"EXPLAIN ALTER USER alice PASSWORD = hunter2",
+		"ALTER USER alice PASSWORD\nhunter2",
+	} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("Parse(%q): want a syntax error, got %v", src, err)
+			continue
+		}
+		if strings.Contains(e.Error(), "hunter2") {
+			t.Errorf("Parse(%q): the error shows the password:\n%s", src, e.Error())
+		}
+		if !e.HoldsSecret() {
+			t.Errorf("Parse(%q): the shell would keep the statement in its history:\n%s", src, e.Error())
+		}
+	}
+	// A mistake without anything that may be a password keeps its text.
+	for _, src := range []string{"CREATE USER alice MECHANISM SCRAM-SHA-1", "ALTER USER alice", "CREATE USER alice ITERATIONS 100"} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) || e.HoldsSecret() {
+			t.Errorf("Parse(%q): %v (secret: %v)", src, err, e != nil && e.HoldsSecret())
+		}
+	}
+}
