@@ -198,8 +198,15 @@ func (ps *parseState) quotaValue(key QuotaKey, g *gQuotaNum) (float64, *Error) {
 		e.Hint = key.Name + " takes a number, as in " + key.Name + " = 1048576"
 		return 0, e
 	}
-	if v < 0 || math.IsInf(v, 0) {
-		return 0, ps.errAt(g.Pos, "%s = %s is out of range: a quota is 0 or more", key.Name, text)
+	// Kafka's controller refuses 0 and less (UNSET removes a quota), and
+	// a value past the range of the key's type.
+	if v <= 0 {
+		e := ps.errAt(g.Pos, "%s = %s is out of range: Kafka takes a quota greater than 0", key.Name, text)
+		e.Hint = "UNSET (" + key.Name + ") removes the quota"
+		return 0, e
+	}
+	if key.Max > 0 && v > float64(key.Max) || math.IsInf(v, 0) {
+		return 0, ps.errAt(g.Pos, "%s = %s is out of range: Kafka takes at most %d", key.Name, text, key.Max)
 	}
 	if key.Whole && v != math.Trunc(v) {
 		e := ps.errAt(g.Pos, "%s takes a whole number, not %s", key.Name, text)

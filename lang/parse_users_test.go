@@ -36,6 +36,8 @@ var userParseCases = []parseCase{
 	{"ALTER QUOTA FOR DEFAULT USER DEFAULT CLIENT SET (consumer_byte_rate = 2048) UNSET (PRODUCER_BYTE_RATE)", &AlterQuota{
 		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaUser, Default: true}, {Kind: QuotaClient, Default: true}}},
 		Set:    []QuotaValue{{"consumer_byte_rate", 2048}}, Unset: []string{"producer_byte_rate"}}},
+	{"ALTER QUOTA FOR IP '::1' SET (connection_creation_rate = 2147483647)", &AlterQuota{
+		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaIP, Name: "::1"}}}, Set: []QuotaValue{{"connection_creation_rate", 2147483647}}}},
 	{"ALTER QUOTA FOR DEFAULT IP SET (connection_creation_rate = 10)", &AlterQuota{
 		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaIP, Default: true}}}, Set: []QuotaValue{{"connection_creation_rate", 10}}}},
 	{"ALTER TOPIC orders SET (retention.ms = '1')", &AlterConfigs{Resource: ConfigResource{Kind: ResourceTopic, Topic: "orders"},
@@ -62,6 +64,12 @@ func TestParseUsersAndQuotasErrors(t *testing.T) {
 		{"ALTER QUOTA FOR IP '1.2.3.4' SET (producer_byte_rate = 1)", "1:35: producer_byte_rate is a quota of users and client ids, not of IP addresses"},
 		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 1.5)", "1:54: producer_byte_rate takes a whole number, not 1.5"},
 		{"ALTER QUOTA FOR USER alice SET (request_percentage = 1m)", "1:54: 1m is not a number"},
+		// Kafka's controller refuses a quota of 0 or less, and one past its
+		// type's range (INT for connection_creation_rate, LONG for the byte rates).
+		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 0)", "1:54: producer_byte_rate = 0 is out of range: Kafka takes a quota greater than 0"},
+		{"ALTER QUOTA FOR USER alice SET (request_percentage = 0.0)", "1:54: request_percentage = 0.0 is out of range: Kafka takes a quota greater than 0"},
+		{"ALTER QUOTA FOR IP '1.2.3.4' SET (connection_creation_rate = 2147483648)", "1:62: connection_creation_rate = 2147483648 is out of range: Kafka takes at most 2147483647"},
+		{"ALTER QUOTA FOR USER alice SET (consumer_byte_rate = 99999999999999999999)", "1:54: consumer_byte_rate = 99999999999999999999 is out of range: Kafka takes at most 9223372036854775807"},
 		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 1) UNSET (producer_byte_rate)", "1:64: quota key producer_byte_rate is both SET and UNSET"},
 		{"ALTER QUOTA FOR USER a USER b SET (producer_byte_rate = 1)", "1:24: USER given twice"},
 		{"ALTER QUOTA FOR USER a IP '1.2.3.4' SET (producer_byte_rate = 1)", "1:24: an IP quota stands alone"},
