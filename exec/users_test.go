@@ -90,6 +90,18 @@ func TestUsersLifecycle(t *testing.T) {
 		_, _, err = run(t, s, &lang.AlterUser{User: user})
 		require.ErrorContains(t, err, "there is no user")
 		require.Equal(t, asked0, *asked, "no password is asked for a user that does not exist")
+
+		// With MECHANISM too: ALTER changes a user's password, CREATE
+		// makes a user; a misspelt name must not become a new user.
+		tr.reset()
+		_, _, err = run(t, s, &lang.AlterUser{User: user, Mechanism: lang.ScramSHA256})
+		require.ErrorContains(t, err, "there is no user")
+		require.ErrorContains(t, err, "CREATE USER "+lang.QuoteName(user)+" MECHANISM SCRAM-SHA-256 creates it")
+		require.Equal(t, asked0, *asked, "no password is asked for a user that does not exist")
+		require.Empty(t, tr.count("AlterUserScramCredentials"), "nothing is sent")
+		require.Empty(t, userRows(t, s, user), "no user was created")
+		q, asks := s.Confirmation(ctxT(t), &lang.AlterUser{User: user, Mechanism: lang.ScramSHA256})
+		require.False(t, asks, "no question for a statement that will only say the user does not exist: %q", q)
 	})
 }
 
