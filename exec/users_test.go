@@ -269,3 +269,29 @@ func TestUsersAndQuotasConfirmation(t *testing.T) {
 	require.False(t, NeedsConfirmation(&lang.ShowUsers{}))
 	require.False(t, NeedsConfirmation(&lang.Explain{Stmt: &lang.DropUser{User: "frank"}}))
 }
+
+// TestShowQuotasValueIsANumber: WHERE and ORDER BY read a quota's value
+// as the number it is (12.5 < 50 < 1048576), not as its text.
+func TestShowQuotasValueIsANumber(t *testing.T) {
+	f := newFake(t)
+	bob := lang.QuotaPart{Kind: lang.QuotaUser, Name: "bob"}
+	mustRun(t, f.sess, &lang.AlterQuota{Entity: quotaFor(bob),
+		Set: []lang.QuotaValue{{Key: "producer_byte_rate", Value: 1048576}, {Key: "request_percentage", Value: 12.5}}})
+	mustRun(t, f.sess, &lang.AlterQuota{Entity: quotaFor(bob, lang.QuotaPart{Kind: lang.QuotaClient, Name: "c"}),
+		Set: []lang.QuotaValue{{Key: "consumer_byte_rate", Value: 50}}})
+	parse := func(src string) lang.Statement {
+		st, err := lang.Parse(src)
+		require.NoError(t, err)
+		return st
+	}
+	rows, res := mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value > 40 ORDER BY value"))
+	require.Equal(t, []result.Row{
+		{"bob", "c", nil, "consumer_byte_rate", "50"},
+		{"bob", nil, nil, "producer_byte_rate", "1048576"},
+	}, rows)
+	w, ok := res.(result.Warner)
+	require.True(t, ok)
+	require.Empty(t, w.Warnings(), "no value was compared as text")
+	rows, _ = mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value = 12.5"))
+	require.Equal(t, []result.Row{{"bob", nil, nil, "request_percentage", "12.5"}}, rows)
+}
