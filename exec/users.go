@@ -258,12 +258,13 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 	if err != nil {
 		return nil, err
 	}
-	// New iterations show in every broker's answer once it has the new
-	// credential: wait for that, as CREATE does (the same iterations
-	// cannot be told from the old credential; a broker has it a moment
-	// after the answer).
+	// New iterations, or a credential this created, show in every
+	// broker's answer once it has the new credential: wait for that, as
+	// CREATE does (the same iterations cannot be told from the old
+	// credential; a broker has it a moment after the answer).
 	for i, ch := range changes {
-		if st.Iterations == 0 || res.Rows[i][3] == nil || strings.HasPrefix(res.Rows[i][3].(string), "failed") {
+		outcome, _ := res.Rows[i][3].(string)
+		if st.Iterations == 0 && outcome != "created" || strings.HasPrefix(outcome, "failed") {
 			continue
 		}
 		if !s.cl.WaitUserScram(ctx, st.User, ch.up.Mechanism, ch.up.Iterations, userSettle) {

@@ -295,3 +295,19 @@ func TestShowQuotasValueIsANumber(t *testing.T) {
 	rows, _ = mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value = 12.5"))
 	require.Equal(t, []result.Row{{"bob", nil, nil, "request_percentage", "12.5"}}, rows)
 }
+
+// TestAlterUserAddingAMechanismWaitsForEveryBroker: ALTER USER ... PASSWORD
+// MECHANISM m of a user that lacks m creates the credential, and waits, as
+// CREATE USER does, until every broker has it (a login right after would
+// otherwise fail on a broker that has not seen it yet).
+func TestAlterUserAddingAMechanismWaitsForEveryBroker(t *testing.T) {
+	f := newFake(t)
+	withPassword(f.sess, "pw-adding-1")
+	mustRun(t, f.sess, &lang.CreateUser{User: "hank", Mechanism: lang.ScramSHA512})
+	f.trace.reset()
+	rows, _ := mustRun(t, f.sess, &lang.AlterUser{User: "hank", Mechanism: lang.ScramSHA256})
+	require.Equal(t, []result.Row{{"hank", "SCRAM-SHA-256", int64(4096), "created"}}, rows)
+	require.Len(t, f.trace.count("DescribeUserScramCredentials"), 3, "every broker is asked for the new credential")
+	rows, _ = mustRun(t, f.sess, &lang.Explain{Stmt: &lang.AlterUser{User: "hank", Mechanism: lang.ScramSHA256}})
+	require.Contains(t, fmt.Sprint(rows), "hank (if this creates the SCRAM-SHA-256 credential: until every broker has it)", "EXPLAIN says so")
+}
