@@ -40,8 +40,11 @@ func (s *Session) explainUsers(_ context.Context, p *planner, m *kafka.Metadata,
 		p.any("DescribeUserScramCredentials", x.User+" (its mechanisms and iterations)")
 		p.note("the new password is asked for here (a prompt without echo, or $KQL_NEW_PASSWORD); only its salted form is sent")
 		controller("AlterUserScramCredentials", "upsert "+x.User+" "+which)
-		if x.Iterations != 0 {
+		switch {
+		case x.Iterations != 0:
 			everyBroker(p, m, "DescribeUserScramCredentials", x.User+" (until every broker has the new iterations)")
+		case x.Mechanism != 0:
+			everyBroker(p, m, "DescribeUserScramCredentials", x.User+" (if this creates the "+x.Mechanism.String()+" credential: until every broker has it)")
 		}
 	case *lang.DropUser:
 		which := "each mechanism the user has, one request each"

@@ -215,9 +215,15 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if len(creds) == 0 && st.Mechanism == 0 {
-		return nil, fmt.Errorf("%s: there is no user %q (it has no SCRAM credential; SHOW USERS lists the users): CREATE USER %s creates it",
-			what, st.User, lang.QuoteName(st.User))
+	if len(creds) == 0 {
+		// Even with MECHANISM: ALTER changes a user's password, and a
+		// misspelt name must not become a new user.
+		create := "CREATE USER " + lang.QuoteName(st.User)
+		if st.Mechanism != 0 {
+			create += " MECHANISM " + st.Mechanism.String()
+		}
+		return nil, fmt.Errorf("%s: there is no user %q (it has no SCRAM credential; SHOW USERS lists the users): %s creates it",
+			what, st.User, create)
 	}
 	var changes []scramChange
 	add := func(m kafka.ScramMechanism, iters int32, outcome string) {
@@ -252,12 +258,13 @@ func (s *Session) alterUser(ctx context.Context, st *lang.AlterUser) (result.Res
 	if err != nil {
 		return nil, err
 	}
-	// New iterations show in every broker's answer once it has the new
-	// credential: wait for that, as CREATE does (the same iterations
-	// cannot be told from the old credential; a broker has it a moment
-	// after the answer).
+	// New iterations, or a credential this created, show in every
+	// broker's answer once it has the new credential: wait for that, as
+	// CREATE does (the same iterations cannot be told from the old
+	// credential; a broker has it a moment after the answer).
 	for i, ch := range changes {
-		if st.Iterations == 0 || res.Rows[i][3] == nil || strings.HasPrefix(res.Rows[i][3].(string), "failed") {
+		outcome, _ := res.Rows[i][3].(string)
+		if st.Iterations == 0 && outcome != "created" || strings.HasPrefix(outcome, "failed") {
 			continue
 		}
 		if !s.cl.WaitUserScram(ctx, st.User, ch.up.Mechanism, ch.up.Iterations, userSettle) {
@@ -325,15 +332,15 @@ func (s *Session) usersConfirmation(ctx context.Context, stmt lang.Statement) (s
 		return fmt.Sprintf("create user %s (%s, %d iterations)?", lang.QuoteName(st.User), mech, iters), true
 	case *lang.AlterUser:
 		q := "change the password of user " + lang.QuoteName(st.User)
-		if st.Mechanism != 0 {
-			return q + " for " + st.Mechanism.String() + "?", true
-		}
 		creds, err := s.userCreds(ctx, st.User)
 		if err != nil {
 			return q + "?", true
 		}
 		if len(creds) == 0 {
 			return "", false
+		}
+		if st.Mechanism != 0 {
+			return q + " for " + st.Mechanism.String() + "?", true
 		}
 		return q + " for " + mechanisms(creds) + "?", true
 	case *lang.DropUser:

@@ -90,6 +90,18 @@ func TestUsersLifecycle(t *testing.T) {
 		_, _, err = run(t, s, &lang.AlterUser{User: user})
 		require.ErrorContains(t, err, "there is no user")
 		require.Equal(t, asked0, *asked, "no password is asked for a user that does not exist")
+
+		// With MECHANISM too: ALTER changes a user's password, CREATE
+		// makes a user; a misspelt name must not become a new user.
+		tr.reset()
+		_, _, err = run(t, s, &lang.AlterUser{User: user, Mechanism: lang.ScramSHA256})
+		require.ErrorContains(t, err, "there is no user")
+		require.ErrorContains(t, err, "CREATE USER "+lang.QuoteName(user)+" MECHANISM SCRAM-SHA-256 creates it")
+		require.Equal(t, asked0, *asked, "no password is asked for a user that does not exist")
+		require.Empty(t, tr.count("AlterUserScramCredentials"), "nothing is sent")
+		require.Empty(t, userRows(t, s, user), "no user was created")
+		q, asks := s.Confirmation(ctxT(t), &lang.AlterUser{User: user, Mechanism: lang.ScramSHA256})
+		require.False(t, asks, "no question for a statement that will only say the user does not exist: %q", q)
 	})
 }
 
@@ -256,4 +268,46 @@ func TestUsersAndQuotasConfirmation(t *testing.T) {
 	}
 	require.False(t, NeedsConfirmation(&lang.ShowUsers{}))
 	require.False(t, NeedsConfirmation(&lang.Explain{Stmt: &lang.DropUser{User: "frank"}}))
+}
+
+// TestShowQuotasValueIsANumber: WHERE and ORDER BY read a quota's value
+// as the number it is (12.5 < 50 < 1048576), not as its text.
+func TestShowQuotasValueIsANumber(t *testing.T) {
+	f := newFake(t)
+	bob := lang.QuotaPart{Kind: lang.QuotaUser, Name: "bob"}
+	mustRun(t, f.sess, &lang.AlterQuota{Entity: quotaFor(bob),
+		Set: []lang.QuotaValue{{Key: "producer_byte_rate", Value: 1048576}, {Key: "request_percentage", Value: 12.5}}})
+	mustRun(t, f.sess, &lang.AlterQuota{Entity: quotaFor(bob, lang.QuotaPart{Kind: lang.QuotaClient, Name: "c"}),
+		Set: []lang.QuotaValue{{Key: "consumer_byte_rate", Value: 50}}})
+	parse := func(src string) lang.Statement {
+		st, err := lang.Parse(src)
+		require.NoError(t, err)
+		return st
+	}
+	rows, res := mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value > 40 ORDER BY value"))
+	require.Equal(t, []result.Row{
+		{"bob", "c", nil, "consumer_byte_rate", "50"},
+		{"bob", nil, nil, "producer_byte_rate", "1048576"},
+	}, rows)
+	w, ok := res.(result.Warner)
+	require.True(t, ok)
+	require.Empty(t, w.Warnings(), "no value was compared as text")
+	rows, _ = mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value = 12.5"))
+	require.Equal(t, []result.Row{{"bob", nil, nil, "request_percentage", "12.5"}}, rows)
+}
+
+// TestAlterUserAddingAMechanismWaitsForEveryBroker: ALTER USER ... PASSWORD
+// MECHANISM m of a user that lacks m creates the credential, and waits, as
+// CREATE USER does, until every broker has it (a login right after would
+// otherwise fail on a broker that has not seen it yet).
+func TestAlterUserAddingAMechanismWaitsForEveryBroker(t *testing.T) {
+	f := newFake(t)
+	withPassword(f.sess, "pw-adding-1")
+	mustRun(t, f.sess, &lang.CreateUser{User: "hank", Mechanism: lang.ScramSHA512})
+	f.trace.reset()
+	rows, _ := mustRun(t, f.sess, &lang.AlterUser{User: "hank", Mechanism: lang.ScramSHA256})
+	require.Equal(t, []result.Row{{"hank", "SCRAM-SHA-256", int64(4096), "created"}}, rows)
+	require.Len(t, f.trace.count("DescribeUserScramCredentials"), 3, "every broker is asked for the new credential")
+	rows, _ = mustRun(t, f.sess, &lang.Explain{Stmt: &lang.AlterUser{User: "hank", Mechanism: lang.ScramSHA256}})
+	require.Contains(t, fmt.Sprint(rows), "hank (if this creates the SCRAM-SHA-256 credential: until every broker has it)", "EXPLAIN says so")
 }

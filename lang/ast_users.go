@@ -9,6 +9,8 @@ package lang
 // without echo, or $KQL_NEW_PASSWORD), so no statement text (history,
 // EXPLAIN, an error naming the statement) can hold one.
 
+import "math"
+
 // ScramMechanism is a SASL/SCRAM mechanism a user's credential is for.
 type ScramMechanism int
 
@@ -137,15 +139,19 @@ type QuotaKey struct {
 	Whole bool // Kafka types it LONG or INT: a whole number
 	IP    bool // the key of IP entities; the others are for users and client ids
 	Doc   string
+	// Max is the largest value Kafka's controller takes (its type's range:
+	// LONG, INT); 0: no bound. Every key must be greater than 0.
+	Max int64
 }
 
-// QuotaKeys are Kafka's client quota keys (org.apache.kafka.server.config.QuotaConfig).
+// QuotaKeys are Kafka's client quota keys (org.apache.kafka.server.config.QuotaConfig;
+// the bounds are ClientQuotaControlManager's).
 var QuotaKeys = []QuotaKey{
-	{"producer_byte_rate", true, false, "bytes per second a user or client may produce, per broker"},
-	{"consumer_byte_rate", true, false, "bytes per second a user or client may fetch, per broker"},
-	{"request_percentage", false, false, "percentage of one request handler and network thread, per broker"},
-	{"controller_mutation_rate", false, false, "partitions created or deleted per second"},
-	{"connection_creation_rate", true, true, "new connections per second from one IP address, per broker"},
+	{"producer_byte_rate", true, false, "bytes per second a user or client may produce, per broker", math.MaxInt64},
+	{"consumer_byte_rate", true, false, "bytes per second a user or client may fetch, per broker", math.MaxInt64},
+	{"request_percentage", false, false, "percentage of one request handler and network thread, per broker", 0},
+	{"controller_mutation_rate", false, false, "partitions created or deleted per second", 0},
+	{"connection_creation_rate", true, true, "new connections per second from one IP address, per broker", math.MaxInt32},
 }
 
 func (*ShowUsers) statement()  {}

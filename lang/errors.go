@@ -25,6 +25,8 @@ type Error struct {
 	// that may be a password typed into CREATE or ALTER USER: Error shows
 	// them as '*'.
 	masks [][2]int
+	// secret: the statement may hold a password (see hidePasswords).
+	secret bool
 
 	// oldForm marks a SELECT whose projection reading failed on its lone
 	// item, where the old form SELECT name may read better: parse shows
@@ -466,7 +468,6 @@ func (ps *parseState) syntaxError(i int) *Error {
 	}
 	if e.Hint == "" {
 		e.Hint = ps.usersHint(i)
-		ps.maskPasswords(e, i)
 	}
 	if e.Hint == "" && tok.kind == tkPunct && cmpOps[tok.text] != 0 && exp.puncts["+"] {
 		e.Hint = "comparisons do not chain: write a = b AND b = c, or (a = b) = TRUE"

@@ -54,6 +54,14 @@ func (e *Error) shift(line, col int) {
 }
 
 func parse(src string) (Statement, *Error) {
+	st, e := parseStatement(src)
+	if e != nil {
+		hidePasswords(src, e)
+	}
+	return st, e
+}
+
+func parseStatement(src string) (Statement, *Error) {
 	toks, le := lex(src)
 	if le != nil {
 		return nil, newLexError(src, le)

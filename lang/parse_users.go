@@ -198,8 +198,15 @@ func (ps *parseState) quotaValue(key QuotaKey, g *gQuotaNum) (float64, *Error) {
 		e.Hint = key.Name + " takes a number, as in " + key.Name + " = 1048576"
 		return 0, e
 	}
-	if v < 0 || math.IsInf(v, 0) {
-		return 0, ps.errAt(g.Pos, "%s = %s is out of range: a quota is 0 or more", key.Name, text)
+	// Kafka's controller refuses 0 and less (UNSET removes a quota), and
+	// a value past the range of the key's type.
+	if v <= 0 {
+		e := ps.errAt(g.Pos, "%s = %s is out of range: Kafka takes a quota greater than 0", key.Name, text)
+		e.Hint = "UNSET (" + key.Name + ") removes the quota"
+		return 0, e
+	}
+	if key.Max > 0 && v > float64(key.Max) || math.IsInf(v, 0) {
+		return 0, ps.errAt(g.Pos, "%s = %s is out of range: Kafka takes at most %d", key.Name, text, key.Max)
 	}
 	if key.Whole && v != math.Trunc(v) {
 		e := ps.errAt(g.Pos, "%s takes a whole number, not %s", key.Name, text)
@@ -281,36 +288,128 @@ func (ps *parseState) usersHint(i int) string {
 	isPassword := tok.kind == tkWord && strings.EqualFold(tok.text, "PASSWORD")
 	if verb == "CREATE" && (isPassword || tok.kind == tkString && i > start+2) ||
 		verb == "ALTER" && i > 0 && strings.EqualFold(ps.toks[i-1].text, "PASSWORD") && tok.kind != tkEOF && tok.kind != tkWord {
-		return "a password is never written in a statement: kql asks for it without echo on a terminal, or reads $KQL_NEW_PASSWORD"
+		return passwordHint
 	}
 	return ""
 }
 
-// maskPasswords hides what may be a password typed into CREATE or ALTER
-// USER (the strings after the user's name) from the error that names the
-// slip: the message does not quote it and the source line shows '*'.
-func (ps *parseState) maskPasswords(e *Error, i int) {
-	if !strings.HasPrefix(e.Hint, "a password is never written") {
-		return
-	}
-	if ps.toks[i].kind == tkString {
-		e.Msg = "a password is never written in a statement"
-		e.Hint = "kql asks for the new password without echo on a terminal, or reads it from $KQL_NEW_PASSWORD"
-	}
+// userStatementNameAt is the index of the user's name in [EXPLAIN] CREATE
+// USER name ... or ALTER USER name ..., or -1 for any other statement.
+func userStatementNameAt(toks []token) int {
 	start := 0
-	if strings.EqualFold(ps.toks[0].text, "EXPLAIN") {
+	if len(toks) > 0 && toks[0].kind == tkWord && strings.EqualFold(toks[0].text, "EXPLAIN") {
 		start = 1
 	}
-	for _, t := range ps.toks[min(start+3, len(ps.toks)):] {
-		if t.kind == tkString && t.line == ps.toks[i].line {
+	if len(toks) < start+2 || toks[start].kind != tkWord || toks[start+1].kind != tkWord ||
+		!strings.EqualFold(toks[start+1].text, "USER") ||
+		!strings.EqualFold(toks[start].text, "CREATE") && !strings.EqualFold(toks[start].text, "ALTER") {
+		return -1
+	}
+	return start + 2
+}
+
+// secretTokens are the tokens of CREATE or ALTER USER that may be a
+// password typed into the statement: every string after the user's name,
+// and whatever follows PASSWORD, BY or '=' (PASSWORD 'x', WITH PASSWORD x,
+// IDENTIFIED BY 'x', SET PASSWORD = x) up to the next MECHANISM or
+// ITERATIONS. The grammar has a place for none of them, so a statement
+// holding one never parses: only its error must hide them.
+func secretTokens(toks []token) []int {
+	name := userStatementNameAt(toks)
+	if name < 0 {
+		return nil
+	}
+	var out []int
+	afterPassword, optionValue := false, false
+	for i := name + 1; i < len(toks) && toks[i].kind != tkEOF; i++ {
+		t := toks[i]
+		word := ""
+		if t.kind == tkWord {
+			word = strings.ToUpper(t.text)
+		}
+		switch {
+		case t.kind == tkString:
+			out = append(out, i)
+		case optionValue:
+			// MECHANISM's or ITERATIONS' own value.
+		case word == "PASSWORD" || word == "BY" || t.kind == tkPunct && t.text == "=":
+			afterPassword = true
+		case word == "MECHANISM" || word == "ITERATIONS":
+			optionValue = true
+			continue
+		case afterPassword && !nearUserKeyword(word):
+			out = append(out, i)
+		}
+		optionValue = false
+	}
+	return out
+}
+
+// nearUserKeyword reports whether word is, or is a slip of, a keyword of
+// the user statements (ITERATONS): a mistake to point at, not a password.
+func nearUserKeyword(word string) bool {
+	if word == "" {
+		return false
+	}
+	for _, k := range []string{"MECHANISM", "ITERATIONS", "PASSWORD", "SCRAM-SHA-256", "SCRAM-SHA-512"} {
+		if editDistance(word, k) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// hidePasswords keeps what may be a password typed into CREATE or ALTER
+// USER out of the statement's error: the source line shows it as '*', the
+// message does not quote it, and HoldsSecret tells the shell to keep the
+// statement out of its history (even when the password is on a line the
+// error does not show).
+func hidePasswords(src string, e *Error) {
+	toks, le := lex(src)
+	tail := -1 // a lexing error's offset: the rest of its line may be a password
+	if le != nil {
+		prefix, ple := lex(src[:le.off])
+		if ple != nil || userStatementNameAt(prefix) < 0 {
+			return
+		}
+		toks, tail = prefix, le.off
+	}
+	secret := secretTokens(toks)
+	if len(secret) == 0 && tail < 0 {
+		return
+	}
+	e.secret = true
+	atSecret := false
+	for _, i := range secret {
+		t := toks[i]
+		if t.line == e.Line {
 			e.masks = append(e.masks, [2]int{t.col, t.width})
 		}
+		if t.line == e.Line && t.col == e.Col || strings.Contains(e.Msg, t.text) {
+			atSecret = true
+		}
+	}
+	if tail >= 0 {
+		line, col := posAt(src, tail)
+		if line == e.Line {
+			e.masks = append(e.masks, [2]int{col, len([]rune(e.SourceLine)) - col + 1})
+		}
+		return // the lexer's own message and hint say what to fix
+	}
+	switch {
+	case atSecret:
+		e.Msg = "a password is never written in a statement"
+		e.Hint = "kql asks for the new password without echo on a terminal, or reads it from $KQL_NEW_PASSWORD"
+	case e.Hint == "":
+		e.Hint = passwordHint
 	}
 }
 
+const passwordHint = "a password is never written in a statement: kql asks for it without echo on a terminal, or reads $KQL_NEW_PASSWORD"
+
 // HoldsSecret reports whether the error is about a password typed into a
 // statement: the shell keeps such a statement out of its history.
-func (e *Error) HoldsSecret() bool { return len(e.masks) > 0 }
+func (e *Error) HoldsSecret() bool { return e.secret }
 
 // maskedLine is SourceLine with the masked columns as '*'.
 func (e *Error) maskedLine() string {

@@ -36,6 +36,8 @@ var userParseCases = []parseCase{
 	{"ALTER QUOTA FOR DEFAULT USER DEFAULT CLIENT SET (consumer_byte_rate = 2048) UNSET (PRODUCER_BYTE_RATE)", &AlterQuota{
 		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaUser, Default: true}, {Kind: QuotaClient, Default: true}}},
 		Set:    []QuotaValue{{"consumer_byte_rate", 2048}}, Unset: []string{"producer_byte_rate"}}},
+	{"ALTER QUOTA FOR IP '::1' SET (connection_creation_rate = 2147483647)", &AlterQuota{
+		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaIP, Name: "::1"}}}, Set: []QuotaValue{{"connection_creation_rate", 2147483647}}}},
 	{"ALTER QUOTA FOR DEFAULT IP SET (connection_creation_rate = 10)", &AlterQuota{
 		Entity: QuotaEntity{Parts: []QuotaPart{{Kind: QuotaIP, Default: true}}}, Set: []QuotaValue{{"connection_creation_rate", 10}}}},
 	{"ALTER TOPIC orders SET (retention.ms = '1')", &AlterConfigs{Resource: ConfigResource{Kind: ResourceTopic, Topic: "orders"},
@@ -62,6 +64,12 @@ func TestParseUsersAndQuotasErrors(t *testing.T) {
 		{"ALTER QUOTA FOR IP '1.2.3.4' SET (producer_byte_rate = 1)", "1:35: producer_byte_rate is a quota of users and client ids, not of IP addresses"},
 		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 1.5)", "1:54: producer_byte_rate takes a whole number, not 1.5"},
 		{"ALTER QUOTA FOR USER alice SET (request_percentage = 1m)", "1:54: 1m is not a number"},
+		// Kafka's controller refuses a quota of 0 or less, and one past its
+		// type's range (INT for connection_creation_rate, LONG for the byte rates).
+		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 0)", "1:54: producer_byte_rate = 0 is out of range: Kafka takes a quota greater than 0"},
+		{"ALTER QUOTA FOR USER alice SET (request_percentage = 0.0)", "1:54: request_percentage = 0.0 is out of range: Kafka takes a quota greater than 0"},
+		{"ALTER QUOTA FOR IP '1.2.3.4' SET (connection_creation_rate = 2147483648)", "1:62: connection_creation_rate = 2147483648 is out of range: Kafka takes at most 2147483647"},
+		{"ALTER QUOTA FOR USER alice SET (consumer_byte_rate = 99999999999999999999)", "1:54: consumer_byte_rate = 99999999999999999999 is out of range: Kafka takes at most 9223372036854775807"},
 		{"ALTER QUOTA FOR USER alice SET (producer_byte_rate = 1) UNSET (producer_byte_rate)", "1:64: quota key producer_byte_rate is both SET and UNSET"},
 		{"ALTER QUOTA FOR USER a USER b SET (producer_byte_rate = 1)", "1:24: USER given twice"},
 		{"ALTER QUOTA FOR USER a IP '1.2.3.4' SET (producer_byte_rate = 1)", "1:24: an IP quota stands alone"},
@@ -79,6 +87,56 @@ func TestParseUsersAndQuotasErrors(t *testing.T) {
 		}
 		if !strings.HasPrefix(e.Error(), tc.msg) {
 			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
+		}
+	}
+}
+
+// TestPasswordTypedIntoUserStatement: however a password is typed into
+// CREATE or ALTER USER (the forms other SQL dialects use, unquoted, after
+// an option, on a line of its own, with a quote inside it), the error
+// never shows it and the shell is told to keep the statement out of its
+// history.
+func TestPasswordTypedIntoUserStatement(t *testing.T) {
+	for _, src := range []string{
+		"CREATE USER alice PASSWORD 'hunter2'",
+		"CREATE USER alice 'hunter2'",
+		"CREATE USER alice WITH PASSWORD 'hunter2'",
+		"CREATE USER alice IDENTIFIED BY 'hunter2'",
+		"CREATE USER alice IDENTIFIED BY hunter2",
+		"CREATE USER alice PASSWORD hunter2",
+		"CREATE USER alice MECHANSIM 'hunter2'",
+		"CREATE USER alice PASSWORD\n'hunter2'",
+		"CREATE USER alice PASSWORD 'it's-hunter2'",
+		"ALTER USER alice PASSWORD 'hunter2'",
+		"ALTER USER alice PASSWORD hunter2",
+		"ALTER USER alice PASSWORD 'hunter2' MECHANISM SCRAM-SHA-256",
+		"ALTER USER alice PASSWORD MECHANISM SCRAM-SHA-256 'hunter2'",
+		"ALTER USER alice PASSWORD MECHANISM SCRAM-SHA-256 hunter2",
+		"ALTER USER alice WITH PASSWORD 'hunter2'",
+		"ALTER USER alice SET PASSWORD = 'hunter2'",
+		"ALTER USER alice IDENTIFIED BY 'hunter2'",
+		"EXPLAIN ALTER USER alice PASSWORD = hunter2",
+		"ALTER USER alice PASSWORD\nhunter2",
+	} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("Parse(%q): want a syntax error, got %v", src, err)
+			continue
+		}
+		if strings.Contains(e.Error(), "hunter2") {
+			t.Errorf("Parse(%q): the error shows the password:\n%s", src, e.Error())
+		}
+		if !e.HoldsSecret() {
+			t.Errorf("Parse(%q): the shell would keep the statement in its history:\n%s", src, e.Error())
+		}
+	}
+	// A mistake without anything that may be a password keeps its text.
+	for _, src := range []string{"CREATE USER alice MECHANISM SCRAM-SHA-1", "ALTER USER alice", "CREATE USER alice ITERATIONS 100"} {
+		_, err := Parse(src)
+		var e *Error
+		if !errors.As(err, &e) || e.HoldsSecret() {
+			t.Errorf("Parse(%q): %v (secret: %v)", src, err, e != nil && e.HoldsSecret())
 		}
 	}
 }

@@ -384,7 +384,7 @@ func (c *Compiler) column(e *lang.Column) (node, error) {
 		if e.Path != nil {
 			return nil, fmt.Errorf("%s has no JSON path", e.Name)
 		}
-		return &rowColNode{i: i}, nil
+		return &rowColNode{i: i, number: c.cols[i].Type == result.Number}, nil
 	}
 	var which recordField
 	switch e.Name {

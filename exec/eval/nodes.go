@@ -143,6 +143,20 @@ func fromJSON(r gjson.Result) Value {
 	return null // JSON null, or absent
 }
 
+// numberText is a Number cell's value: an integer, a float, or (text that
+// is not a number) the text itself.
+func numberText(s string) Value {
+	if isIntText(s) {
+		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return Value{K: Int, I: i}
+		}
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return Value{K: Float, F: f}
+	}
+	return Value{K: Bytes, B: unsafeBytes(s)}
+}
+
 func isIntText(s string) bool {
 	if s == "" {
 		return false
@@ -157,7 +171,13 @@ func isIntText(s string) bool {
 }
 
 // rowColNode reads column i of a metadata row.
-type rowColNode struct{ i int }
+type rowColNode struct {
+	i int
+	// number: a Number column, whose cells are a number's text (a quota's
+	// 12.5): read as the number, so WHERE value > 100 and ORDER BY value
+	// compare numbers, not text.
+	number bool
+}
 
 func (n *rowColNode) eval(e *env) Value {
 	if n.i >= len(e.row) {
@@ -175,6 +195,9 @@ func (n *rowColNode) eval(e *env) Value {
 	case float64:
 		return Value{K: Float, F: v}
 	case string:
+		if n.number {
+			return numberText(v)
+		}
 		return Value{K: Bytes, B: unsafeBytes(v)}
 	case []byte:
 		if v == nil {
