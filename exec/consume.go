@@ -113,7 +113,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 			return nil, errors.New("aggregates and ORDER BY read the whole range from a start: use FROM OLDEST, FROM OFFSET, FROM TIMESTAMP or FROM ... AGO, not FROM NEWEST or FROM TAIL")
 		}
 	}
-	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget, live: &r.live}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
@@ -348,7 +348,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		}
 	}()
 	for {
-		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget}
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget, live: r.mg.live}
 		widened := false
 		for tp, b := range bounds {
 			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
@@ -512,6 +512,23 @@ type consumeResult struct {
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
 	warnings    []string                       // said before any record was read (PARTITION FOR KEY)
+	live        atomic.Pointer[kafka.Reader]   // the reader fetching now, for LeaderWaits
+}
+
+// LeaderWaiter is implemented by results that read records: the
+// partitions whose read waits for a leader to answer right now (a broker
+// died or hangs and the controller has not moved its partitions yet). It
+// is safe to call from another goroutine (the shell's progress line).
+type LeaderWaiter interface {
+	LeaderWaits() []kafka.LeaderWait
+}
+
+// LeaderWaits is what the read waits for now; nil when it waits for none.
+func (r *consumeResult) LeaderWaits() []kafka.LeaderWait {
+	if rd := r.live.Load(); rd != nil {
+		return rd.Waiting()
+	}
+	return nil
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -706,7 +723,8 @@ type merger struct {
 	srcs    []*source // every partition, by partition
 	heap    []*source // the partitions with a record ready, smallest first
 	started bool
-	missing []error // failures before the read (ListOffsets)
+	missing []error                       // failures before the read (ListOffsets)
+	live    *atomic.Pointer[kafka.Reader] // where the reader is published for progress; may be nil
 }
 
 // source is one partition's place in the merge.
@@ -729,6 +747,9 @@ func (mg *merger) start() {
 	mg.started = true
 	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
 	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, mg.budget, true)
+	if mg.live != nil {
+		mg.live.Store(mg.rd)
+	}
 	mg.srcs = make([]*source, len(mg.ranges))
 	for i, rg := range mg.ranges {
 		mg.srcs[i] = &source{tp: rg.TP}

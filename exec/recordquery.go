@@ -354,6 +354,7 @@ func (p *projectResult) Next() (result.Row, bool) {
 	return p.proj.Row(), true
 }
 func (p *projectResult) Scanned() int64                  { return p.scan.Scanned() }
+func (p *projectResult) LeaderWaits() []kafka.LeaderWait { return p.scan.LeaderWaits() }
 func (p *projectResult) Err() error                      { return p.scan.Err() }
 func (p *projectResult) Close()                          { p.scan.Close() }
 func (p *projectResult) Warnings() []string              { return p.scan.Warnings() }
@@ -392,9 +393,10 @@ func (a *aggResult) Err() error {
 	}
 	return a.scan.Err()
 }
-func (a *aggResult) Close()             { a.scan.Close() }
-func (a *aggResult) Scanned() int64     { return a.scan.Scanned() }
-func (a *aggResult) Warnings() []string { return a.scan.Warnings() }
+func (a *aggResult) Close()                          { a.scan.Close() }
+func (a *aggResult) Scanned() int64                  { return a.scan.Scanned() }
+func (a *aggResult) LeaderWaits() []kafka.LeaderWait { return a.scan.LeaderWaits() }
+func (a *aggResult) Warnings() []string              { return a.scan.Warnings() }
 
 // orderResult reads the whole range and keeps the first LIMIT rows by
 // ORDER BY in a heap: memory is bounded by LIMIT, not by the range.
@@ -481,10 +483,11 @@ func (o *orderResult) Next() (result.Row, bool) {
 	o.i++
 	return o.out[o.i-1].row, true
 }
-func (o *orderResult) Err() error         { return o.scan.Err() }
-func (o *orderResult) Close()             { o.scan.Close() }
-func (o *orderResult) Scanned() int64     { return o.scan.Scanned() }
-func (o *orderResult) Warnings() []string { return o.scan.Warnings() }
+func (o *orderResult) Err() error                      { return o.scan.Err() }
+func (o *orderResult) Close()                          { o.scan.Close() }
+func (o *orderResult) Scanned() int64                  { return o.scan.Scanned() }
+func (o *orderResult) LeaderWaits() []kafka.LeaderWait { return o.scan.LeaderWaits() }
+func (o *orderResult) Warnings() []string              { return o.scan.Warnings() }
 
 // explainQuery adds the filter and what was pushed down to an EXPLAIN.
 // keyPartition is the partition PARTITION FOR KEY would read for a key.

@@ -132,6 +132,10 @@ func IsAuthorization(err error) bool {
 
 // describe turns a Kafka error into its name plus a sentence a person can act on.
 func describe(err error) string {
+	var lw *LeaderWaitError
+	if errors.As(err, &lw) {
+		return lw.Error() // it describes the Kafka error it wraps itself
+	}
 	var ke *kerr.Error
 	if !errors.As(err, &ke) {
 		return err.Error()

@@ -69,6 +69,13 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
+	// waitBound is how long a partition may go without a leader that
+	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
+	// before the statement's deadline, so the read still ends with its
+	// rows and the partitions it could not finish, not with a timeout.
+	waitBound time.Duration
+	waitLimit time.Time
+	clockOn   bool // the clock that wakes lanes for retries runs
 	wg        sync.WaitGroup
 	stopWake  func() bool
 }
@@ -82,7 +89,14 @@ type readPart struct {
 	wanted   bool // the consumer waits for this partition
 	failed   bool
 	stalls   int
-	retryAt  time.Time // follow: not fetched before this, after a failure
+	retryAt  time.Time // not fetched before this, after a failure
+	sentAt   time.Time // when the Fetch in flight was sent
+	// leader is the broker the partition was last read from, and its
+	// address then: what a failure names once that broker is gone from
+	// metadata.
+	leader     int32
+	leaderAddr string
+	wait       partWait // the failed Fetches since the last answer
 }
 
 // chunk is one Fetch answer's records for one partition, in offset order.
@@ -117,6 +131,14 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		parts: make(map[TopicPartition]*readPart, len(ranges))}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
+	r.waitBound = DefaultLeaderWait
+	if d := time.Duration(c.leaderWait.Load()); d > 0 {
+		r.waitBound = d
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		// Leave the statement a moment to hand out what it has.
+		r.waitLimit = dl.Add(-min(time.Second, time.Until(dl)/10))
+	}
 	r.mu.Lock()
 	r.addLocked(ranges)
 	r.mu.Unlock()
@@ -143,8 +165,18 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 	r.mu.Lock()
 	r.follow = true
 	r.addLocked(starts)
+	r.startClockLocked() // retries and TakeAny's waits need a clock
 	r.mu.Unlock()
-	// Retries and TakeAny's waits need a clock.
+	return r
+}
+
+// startClockLocked starts the clock that wakes the lanes (and TakeAny)
+// every 100 ms, for retries after a pause; the caller holds r.mu.
+func (r *Reader) startClockLocked() {
+	if r.clockOn || r.closed {
+		return
+	}
+	r.clockOn = true
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -161,7 +193,6 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 			}
 		}
 	}()
-	return r
 }
 
 // Add starts reading more partitions (a follow read picks up partitions
@@ -189,6 +220,8 @@ func (r *Reader) addLocked(ranges []Range) {
 			continue
 		}
 		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
+		p.leader = leaderOf(r.m, rg.TP)
+		p.leaderAddr = r.m.Addr(p.leader)
 		r.parts[rg.TP] = p
 		r.order = append(r.order, p)
 		lanes[leaderOf(r.m, rg.TP)] = append(lanes[leaderOf(r.m, rg.TP)], p)
@@ -228,7 +261,7 @@ func (r *Reader) needs(p *readPart) bool {
 	if p.failed || p.inflight || p.pos >= p.end || len(p.queue) > 0 {
 		return false
 	}
-	if r.follow && !p.retryAt.IsZero() && time.Now().Before(p.retryAt) {
+	if !p.retryAt.IsZero() && time.Now().Before(p.retryAt) {
 		return false
 	}
 	return p.wanted || r.buffered < r.budget
@@ -248,7 +281,11 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 			batch = batch[:0]
 			live := false
+			now := time.Now()
 			for _, p := range ps {
+				if !r.follow && !p.failed && !p.inflight && !p.wait.since.IsZero() && !now.Before(r.giveUpAt(p)) {
+					r.giveUpLocked(p, now)
+				}
 				if !p.failed && p.pos < p.end {
 					live = true
 				}
@@ -291,16 +328,41 @@ func (r *Reader) lane(ps []*readPart) {
 		}
 		order := make([]TopicPartition, len(batch))
 		positions := make(map[TopicPartition]int64, len(batch))
+		sent := time.Now()
+		// The Fetch ends, answered or not, when the first of its
+		// partitions has waited for a leader as long as the read waits:
+		// a hung leader costs the bound, not kgo's read timeout times
+		// Leaders' rounds.
+		var deadline time.Time
+		refresh := false
 		for i, p := range batch {
 			p.inflight = true
+			p.sentAt = sent
 			positions[p.tp] = p.pos
 			order[i] = p.tp
+			if d := r.fetchDeadline(p, sent); !d.IsZero() && (deadline.IsZero() || d.Before(deadline)) {
+				deadline = d
+			}
+			refresh = refresh || !p.wait.since.IsZero()
 		}
 		m := r.m
 		ask := r.askBytes()
 		r.mu.Unlock()
 
-		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, ask, r.readCommitted)
+		actx, cancel := r.ctx, context.CancelFunc(func() {})
+		if !deadline.IsZero() {
+			actx, cancel = context.WithDeadline(r.ctx, deadline)
+		}
+		if refresh {
+			// A partition that lost its leader is asked where the
+			// cluster now says it is led, not where it last was: a hung
+			// leader would hold the Fetch to its read timeout again.
+			if fresh, err := r.cl.Metadata(actx, topicsOf(order)); err == nil {
+				m = fresh
+			}
+		}
+		got, failed, err := r.cl.FetchOrdered(actx, m, order, positions, ask, r.readCommitted)
+		cancel()
 
 		r.mu.Lock()
 		for _, p := range batch {
@@ -321,7 +383,7 @@ func (r *Reader) lane(ps []*readPart) {
 				r.m = latest
 			}
 		}
-		if err != nil {
+		if err != nil && !waitable(err) {
 			if r.follow {
 				r.lastErr = err
 				for _, p := range batch {
@@ -334,15 +396,32 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 			return
 		}
-		for tp, pe := range failed {
-			p := r.parts[tp]
-			if r.follow {
-				r.lastErr = pe
-				p.retryAt = time.Now().Add(followRetry)
+		now := time.Now()
+		for _, p := range batch {
+			if _, ok := got[p.tp]; ok {
 				continue
 			}
-			p.failed = true
-			r.missing = append(r.missing, pe)
+			pe := failed[p.tp]
+			if pe == nil {
+				if err == nil {
+					continue
+				}
+				// The Fetch as a whole failed (its metadata refresh, or
+				// the wait's bound cut it off before this partition's
+				// broker answered).
+				pe = &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: p.leader, Addr: p.leaderAddr, Err: err}
+			}
+			if !waitable(pe.Err) {
+				if r.follow {
+					r.lastErr = pe
+					p.retryAt = now.Add(followRetry)
+					continue
+				}
+				p.failed = true
+				r.missing = append(r.missing, pe)
+				continue
+			}
+			r.waitLocked(p, pe, sent, now)
 		}
 		// Only the first partition of a broker's request is sure to get
 		// a batch if it has one (KIP-74); the others may come back empty
@@ -356,10 +435,123 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 		}
 		for tp, a := range got {
-			r.apply(r.parts[tp], a, first[leaderOf(m, tp)] == tp)
+			p := r.parts[tp]
+			// A leader answered: whatever the partition waited for is over.
+			p.wait, p.retryAt = partWait{}, time.Time{}
+			if l := leaderOf(m, tp); l >= 0 && l != p.leader {
+				p.leader, p.leaderAddr = l, m.Addr(l)
+			}
+			r.apply(p, a, first[leaderOf(m, tp)] == tp)
 		}
 		r.mu.Unlock()
 	}
+}
+
+// giveUpAt is when p, waiting for a leader since p.wait.since, has waited
+// as long as the read waits: just before the statement's deadline when it
+// has one, else waitBound from the first Fetch that failed. A follow read
+// never gives a partition up.
+func (r *Reader) giveUpAt(p *readPart) time.Time {
+	if !r.waitLimit.IsZero() {
+		return r.waitLimit
+	}
+	return p.wait.since.Add(r.waitBound)
+}
+
+// fetchDeadline is when p's Fetch, sent at sent, is cut off unanswered
+// (zero: only when the statement ends). A waiting partition's Fetch ends
+// when its wait does; any other Fetch after waitBound, the longest a
+// leader may go without answering; with a statement deadline, at the
+// wait's limit if it was sent long enough before it to count as unanswered
+// (waitingFor), so a hung leader still ends the read partial, and a Fetch
+// sent just before the limit runs on (the other partitions finish what the
+// statement hands out).
+func (r *Reader) fetchDeadline(p *readPart, sent time.Time) time.Time {
+	switch {
+	case r.follow:
+		return sent.Add(r.waitBound)
+	case !p.wait.since.IsZero():
+		return r.giveUpAt(p)
+	case !r.waitLimit.IsZero():
+		if r.waitLimit.Sub(sent) >= waitingFor {
+			return r.waitLimit
+		}
+		return time.Time{}
+	}
+	return sent.Add(r.waitBound)
+}
+
+// waitLocked records a failed Fetch of p that a new leader may cure: p is
+// asked again after a backoff, or given up once it waited as long as the
+// read waits. The caller holds r.mu.
+func (r *Reader) waitLocked(p *readPart, pe *PartitionError, sent, now time.Time) {
+	if p.wait.since.IsZero() {
+		p.wait.since = sent
+	}
+	p.wait.tries++
+	p.wait.err = pe
+	if r.follow {
+		r.lastErr = pe
+	} else if !now.Before(r.giveUpAt(p)) {
+		r.giveUpLocked(p, now)
+		return
+	}
+	p.retryAt = now.Add(leaderBackoff(p.wait.tries))
+	r.startClockLocked()
+}
+
+// giveUpLocked fails p after its wait for a leader: the error names the
+// partition, the broker it was last read from, how long kql waited and the
+// newest failure. The caller holds r.mu.
+func (r *Reader) giveUpLocked(p *readPart, now time.Time) {
+	p.failed = true
+	bound := r.waitBound
+	if !r.waitLimit.IsZero() {
+		bound = 0
+	}
+	broker, addr := p.leader, p.leaderAddr
+	var last error = errors.New("no answer")
+	if pe := p.wait.err; pe != nil {
+		last = pe.Err
+		if broker < 0 {
+			broker, addr = pe.Broker, pe.Addr
+		}
+	}
+	r.missing = append(r.missing, &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: broker, Addr: addr,
+		Err: &LeaderWaitError{Waited: now.Sub(p.wait.since), Bound: bound, Last: last}})
+}
+
+// waitingFor is how long an unanswered Fetch runs before progress counts
+// its partitions as waiting for their leader (a Fetch waits at most 500 ms
+// for records).
+const waitingFor = 3 * time.Second
+
+// Waiting returns the partitions that are waiting for a leader to answer:
+// their last Fetch failed, or has gone unanswered for a while. Progress
+// shows them.
+func (r *Reader) Waiting() []LeaderWait {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	var out []LeaderWait
+	for _, p := range r.order {
+		if p.failed {
+			continue
+		}
+		w := LeaderWait{TP: p.tp, Broker: p.leader, Addr: p.leaderAddr, Since: p.wait.since}
+		if p.wait.err != nil {
+			w.Err = p.wait.err
+		}
+		switch {
+		case !p.wait.since.IsZero():
+		case p.inflight && now.Sub(p.sentAt) >= waitingFor:
+			w.Since = p.sentAt
+		default:
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // maxStalls is how many answers in a row may bring a partition no progress

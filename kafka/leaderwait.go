@@ -1,0 +1,91 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// A read that loses a partition's leader (the broker died, hung, or handed
+// leadership over) waits for a new one instead of giving the partition up:
+// with replication the records are still there, and the controller elects
+// a new leader within seconds (a crashed broker: once its session times
+// out, about 9-15 s on Kafka's defaults). The wait is bounded by kql, not
+// by kgo's read timeout times its retries: DefaultLeaderWait from the
+// first Fetch that failed, or, when the statement has a deadline
+// (--timeout), until just before it. The partition then resumes at its
+// next position, so nothing is read twice and nothing is skipped.
+
+// DefaultLeaderWait is how long a read waits for a partition to have a
+// leader that answers again, when the statement has no deadline of its own.
+const DefaultLeaderWait = 30 * time.Second
+
+// leaderRetryFirst and leaderRetryMax are the backoff between the Fetches
+// of a partition that waits for its leader (each Fetch already refreshes
+// metadata and retries a few times inside Leaders).
+const (
+	leaderRetryFirst = 100 * time.Millisecond
+	leaderRetryMax   = time.Second
+)
+
+// LeaderWait is one partition waiting for a leader, as progress shows it.
+type LeaderWait struct {
+	TP     TopicPartition
+	Broker int32  // the broker it was last read from; -1 if none answered yet
+	Addr   string // that broker's address
+	Since  time.Time
+	Err    error // the newest failure
+}
+
+// partWait is a partition's current streak of failed Fetches.
+type partWait struct {
+	since time.Time // when the first failed Fetch of the streak was sent
+	tries int
+	err   *PartitionError // the newest failure
+}
+
+// LeaderWaitError is a partition's failure once it had no leader kql could
+// read from for longer than the bound.
+type LeaderWaitError struct {
+	Waited time.Duration
+	Bound  time.Duration // 0: the statement's deadline was the bound
+	Last   error         // the newest failure
+}
+
+func (e *LeaderWaitError) Error() string {
+	bound := fmt.Sprintf("kql waits up to %s for a new leader, or until the statement's --timeout", e.Bound)
+	if e.Bound == 0 {
+		bound = "kql waits for a new leader until just before the statement's --timeout"
+	}
+	return fmt.Sprintf("no leader answered for %s (%s); last error: %s", e.Waited.Round(100*time.Millisecond), bound, describe(e.Last))
+}
+
+func (e *LeaderWaitError) Unwrap() error { return e.Last }
+
+// waitable says whether a Fetch failure means "the leader is gone or
+// moving, ask again later" rather than "this partition cannot be read".
+func waitable(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return Classify(ke.Code) != Fatal
+	}
+	var unknown *UnknownTopicError
+	if errors.As(err, &unknown) || IsAuthorization(err) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	// A broker that could not be reached or did not answer, a Metadata
+	// refresh no broker answered, a Fetch cut off by the wait's own bound.
+	return true
+}
+
+// leaderBackoff is the pause before a waiting partition's next Fetch.
+func leaderBackoff(tries int) time.Duration {
+	d := leaderRetryFirst
+	for i := 1; i < tries && d < leaderRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, leaderRetryMax)
+}
