@@ -268,7 +268,7 @@ func (r *consumeResult) forwardStarts(s *Session, m *kafka.Metadata, bounds map[
 		for tp := range bounds {
 			parts = append(parts, tp)
 		}
-		byTime, failed, err := s.cl.ListOffsets(r.mg.ctx, m, parts, ts, true)
+		byTime, failed, err := s.cl.ListOffsetsWaiting(r.mg.ctx, m, parts, ts, true)
 		if err != nil {
 			return nil, err
 		}
@@ -918,8 +918,9 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
 	var loErr, hiErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true) })
-	hi, hifail, hiErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
+	// A leader that is gone is waited for, as the read itself waits.
+	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Earliest, true) })
+	hi, hifail, hiErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Latest, true)
 	wg.Wait()
 	if err := cmp.Or(loErr, hiErr); err != nil {
 		return nil, err

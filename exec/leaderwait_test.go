@@ -302,3 +302,20 @@ func TestConsumeBoundsAHungLeader(t *testing.T) {
 	requireExactlyOnce(t, got, 2, waitTotal)
 	requireExactlyOnce(t, got, 1, len(got[1]))
 }
+
+// The start of a read waits too: partition 1's leader answers ListOffsets
+// (the read's bounds) with NOT_LEADER_OR_FOLLOWER eight times, more than
+// Leaders' own rounds for the two bounds; the read waits it out and is
+// complete.
+func TestConsumeBoundsWaitForALeader(t *testing.T) {
+	f := waitFake(t)
+	fault := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: 8})
+	b := startConsume(t, f, ctxT(t))
+	b.wait(t, 20*time.Second)
+	require.NoError(t, b.err)
+	require.Equal(t, 8, fault.Hits())
+	got := offsetsOf(t, b.rows)
+	for p := range int32(waitPartitions) {
+		requireExactlyOnce(t, got, p, waitTotal)
+	}
+}

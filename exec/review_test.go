@@ -392,12 +392,22 @@ func TestReview_FaultOnBothTriesIsReported(t *testing.T) {
 	}
 
 	// Same on the CONSUME path: partition 2 is named, the rest is read.
-	// (Count -1: on every try; kafka.Leaders makes several rounds.)
+	// (Count -1: on every try; a read waits for a new leader until just
+	// before its deadline, here 2 s.)
 	h2 := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "t", Partitions: []int32{2}, Err: kerr.NotLeaderForPartition, Count: -1})
 	defer h2.Remove()
-	rows, _, err = run(t, f.sess, &lang.Consume{Topic: "t", Limit: i64(100)})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	res, err := f.sess.Execute(ctx, &lang.Consume{Topic: "t", Limit: i64(100)})
+	require.NoError(t, err)
+	rows = nil
+	for row, ok := res.Next(); ok; row, ok = res.Next() {
+		rows = append(rows, row)
+	}
+	err = res.Err()
 	require.True(t, result.IsPartial(err), "%v", err)
-	require.Contains(t, err.Error(), "partition t/2")
+	require.Contains(t, err.Error(), "partition t/2 on broker 2")
+	require.Contains(t, err.Error(), "no leader answered for")
 	require.Len(t, rows, 15)
 }
 

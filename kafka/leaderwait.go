@@ -89,3 +89,79 @@ func leaderBackoff(tries int) time.Duration {
 	}
 	return min(d, leaderRetryMax)
 }
+
+// waitBoundFor is how a wait for a leader that starts now is bounded: the
+// time it gives up, and the bound it reports (0: the statement's
+// deadline was the bound).
+func (c *Cluster) waitBoundFor(ctx context.Context, now time.Time) (time.Time, time.Duration) {
+	if dl, ok := ctx.Deadline(); ok {
+		return dl.Add(-min(time.Second, dl.Sub(now)/10)), 0
+	}
+	bound := DefaultLeaderWait
+	if d := time.Duration(c.leaderWait.Load()); d > 0 {
+		bound = d
+	}
+	return now.Add(bound), bound
+}
+
+// ListOffsetsWaiting is ListOffsets for a read about to start: a partition
+// whose leader is gone or moving (waitable) is asked again, with backoff
+// and fresh metadata, until a leader answers or the wait's bound passes
+// (as a Reader waits; see DefaultLeaderWait); then its failure is a
+// *LeaderWaitError naming how long kql waited.
+func (c *Cluster) ListOffsetsWaiting(ctx context.Context, m *Metadata, parts []TopicPartition, ts int64, readCommitted bool) (map[TopicPartition]OffsetAnswer, map[TopicPartition]*PartitionError, error) {
+	start := time.Now()
+	got, failed, err := c.ListOffsets(ctx, m, parts, ts, readCommitted)
+	if err != nil || len(failed) == 0 {
+		return got, failed, err
+	}
+	giveUp, bound := c.waitBoundFor(ctx, start)
+	first := map[TopicPartition]*PartitionError{} // the failure that named a broker
+	for tries := 1; ; tries++ {
+		var pending []TopicPartition
+		for tp, pe := range failed {
+			if waitable(pe.Err) {
+				pending = append(pending, tp)
+				if first[tp] == nil || first[tp].Broker < 0 {
+					first[tp] = pe
+				}
+			}
+		}
+		if len(pending) == 0 {
+			return got, failed, nil
+		}
+		pause := leaderBackoff(tries)
+		if !time.Now().Add(pause).Before(giveUp) {
+			now := time.Now()
+			for _, tp := range pending {
+				pe := failed[tp]
+				named := first[tp]
+				failed[tp] = &PartitionError{API: pe.API, Topic: tp.Topic, Partition: tp.Partition, Broker: named.Broker, Addr: named.Addr,
+					Err: &LeaderWaitError{Waited: now.Sub(start), Bound: bound, Last: pe.Err}}
+			}
+			return got, failed, nil
+		}
+		select {
+		case <-ctx.Done():
+			return got, failed, ctx.Err()
+		case <-time.After(pause):
+		}
+		actx, cancel := context.WithDeadline(ctx, giveUp)
+		if fresh, err := c.Metadata(actx, topicsOf(pending)); err == nil {
+			m = fresh
+		}
+		g2, f2, _ := c.ListOffsets(actx, m, pending, ts, readCommitted)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return got, failed, err
+		}
+		for _, tp := range pending {
+			if a, ok := g2[tp]; ok {
+				got[tp] = a
+				delete(failed, tp)
+			} else if pe := f2[tp]; pe != nil {
+				failed[tp] = pe
+			}
+		}
+	}
+}

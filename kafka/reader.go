@@ -131,13 +131,14 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		parts: make(map[TopicPartition]*readPart, len(ranges))}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
-	r.waitBound = DefaultLeaderWait
-	if d := time.Duration(c.leaderWait.Load()); d > 0 {
-		r.waitBound = d
-	}
-	if dl, ok := ctx.Deadline(); ok {
-		// Leave the statement a moment to hand out what it has.
-		r.waitLimit = dl.Add(-min(time.Second, time.Until(dl)/10))
+	// With a statement deadline, the wait ends a moment before it, to
+	// leave the statement time to hand out what it has.
+	now := time.Now()
+	if limit, bound := c.waitBoundFor(ctx, now); bound == 0 {
+		r.waitLimit = limit
+		r.waitBound = DefaultLeaderWait
+	} else {
+		r.waitBound = bound
 	}
 	r.mu.Lock()
 	r.addLocked(ranges)
