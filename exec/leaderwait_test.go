@@ -319,3 +319,35 @@ func TestConsumeBoundsWaitForALeader(t *testing.T) {
 		requireExactlyOnce(t, got, p, waitTotal)
 	}
 }
+
+// A hung leader whose partition moves (what the controller does once it
+// fences a SIGSTOPped broker): the unanswered Fetch is cut off after
+// fetchAnswerBound, not kgo's read timeout, progress says the read waits,
+// and the partition is read from its new leader: every record once.
+func TestConsumeLeavesAHungLeaderForTheNewOne(t *testing.T) {
+	f := waitFake(t)
+	leader := f.LeaderFor(waitTopic, 1)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var holding atomic.Bool
+	f.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() != leader || !pastFirstFetch(1)(req) || !holding.CompareAndSwap(false, true) {
+			return nil, nil, false
+		}
+		f.SleepControl(func() { <-release })
+		return nil, nil, false
+	})
+	b := startConsume(t, f, context.Background())
+	w := b.waitUntilWaiting(t, 1)
+	require.Equal(t, leader, w.Broker)
+	require.NoError(t, f.MoveTopicPartition(waitTopic, 1, (leader+1)%3))
+	b.wait(t, 20*time.Second)
+	require.NoError(t, b.err)
+	require.Less(t, b.took, 15*time.Second, "the hung Fetch held the read for kgo's read timeout")
+	got := offsetsOf(t, b.rows)
+	for p := range int32(waitPartitions) {
+		requireExactlyOnce(t, got, p, waitTotal)
+	}
+}

@@ -31,6 +31,13 @@ const (
 	leaderRetryMax   = time.Second
 )
 
+// fetchAnswerBound is how long a read's Fetch may go unanswered before its
+// leader counts as hung: the Fetch is cut off and asked again where fresh
+// metadata says the partition is led. A Fetch waits at most 500 ms for
+// records and asks for about a megabyte; kgo's own read timeout would be
+// 10.5 s per round.
+const fetchAnswerBound = 5 * time.Second
+
 // LeaderWait is one partition waiting for a leader, as progress shows it.
 type LeaderWait struct {
 	TP     TopicPartition

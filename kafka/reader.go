@@ -330,10 +330,10 @@ func (r *Reader) lane(ps []*readPart) {
 		order := make([]TopicPartition, len(batch))
 		positions := make(map[TopicPartition]int64, len(batch))
 		sent := time.Now()
-		// The Fetch ends, answered or not, when the first of its
-		// partitions has waited for a leader as long as the read waits:
-		// a hung leader costs the bound, not kgo's read timeout times
-		// Leaders' rounds.
+		// The Fetch ends, answered or not, after fetchAnswerBound or when
+		// the first of its partitions has waited for a leader as long as
+		// the read waits: a hung leader costs kql's bound, not kgo's read
+		// timeout times Leaders' rounds.
 		var deadline time.Time
 		refresh := false
 		for i, p := range batch {
@@ -341,7 +341,7 @@ func (r *Reader) lane(ps []*readPart) {
 			p.sentAt = sent
 			positions[p.tp] = p.pos
 			order[i] = p.tp
-			if d := r.fetchDeadline(p, sent); !d.IsZero() && (deadline.IsZero() || d.Before(deadline)) {
+			if d := r.fetchDeadline(p, sent); deadline.IsZero() || d.Before(deadline) {
 				deadline = d
 			}
 			refresh = refresh || !p.wait.since.IsZero()
@@ -350,18 +350,27 @@ func (r *Reader) lane(ps []*readPart) {
 		ask := r.askBytes()
 		r.mu.Unlock()
 
-		actx, cancel := r.ctx, context.CancelFunc(func() {})
-		if !deadline.IsZero() {
-			actx, cancel = context.WithDeadline(r.ctx, deadline)
-		}
 		if refresh {
 			// A partition that lost its leader is asked where the
 			// cluster now says it is led, not where it last was: a hung
-			// leader would hold the Fetch to its read timeout again.
-			if fresh, err := r.cl.Metadata(actx, topicsOf(order)); err == nil {
+			// leader would hold the Fetch again.
+			mctx, cancel := context.WithDeadline(r.ctx, deadline)
+			if fresh, err := r.cl.Metadata(mctx, topicsOf(order)); err == nil {
 				m = fresh
 			}
+			cancel()
+			// The Fetch gets its own time to answer, within the wait.
+			r.mu.Lock()
+			now := time.Now()
+			deadline = time.Time{}
+			for _, p := range batch {
+				if d := r.fetchDeadline(p, now); deadline.IsZero() || d.Before(deadline) {
+					deadline = d
+				}
+			}
+			r.mu.Unlock()
 		}
+		actx, cancel := context.WithDeadline(r.ctx, deadline)
 		got, failed, err := r.cl.FetchOrdered(actx, m, order, positions, ask, r.readCommitted)
 		cancel()
 
@@ -459,27 +468,19 @@ func (r *Reader) giveUpAt(p *readPart) time.Time {
 	return p.wait.since.Add(r.waitBound)
 }
 
-// fetchDeadline is when p's Fetch, sent at sent, is cut off unanswered
-// (zero: only when the statement ends). A waiting partition's Fetch ends
-// when its wait does; any other Fetch after waitBound, the longest a
-// leader may go without answering; with a statement deadline, at the
-// wait's limit if it was sent long enough before it to count as unanswered
-// (waitingFor), so a hung leader still ends the read partial, and a Fetch
-// sent just before the limit runs on (the other partitions finish what the
-// statement hands out).
+// fetchDeadline is when p's Fetch, sent at sent, is cut off unanswered:
+// after fetchAnswerBound, or the wait's bound if shorter (the leader
+// counts as hung, and is asked again
+// where fresh metadata says the partition is led), and, for a partition
+// that already waits, when its wait ends.
 func (r *Reader) fetchDeadline(p *readPart, sent time.Time) time.Time {
-	switch {
-	case r.follow:
-		return sent.Add(r.waitBound)
-	case !p.wait.since.IsZero():
-		return r.giveUpAt(p)
-	case !r.waitLimit.IsZero():
-		if r.waitLimit.Sub(sent) >= waitingFor {
-			return r.waitLimit
+	d := sent.Add(min(fetchAnswerBound, r.waitBound))
+	if !r.follow && !p.wait.since.IsZero() {
+		if g := r.giveUpAt(p); g.Before(d) {
+			d = g
 		}
-		return time.Time{}
 	}
-	return sent.Add(r.waitBound)
+	return d
 }
 
 // waitLocked records a failed Fetch of p that a new leader may cure: p is
