@@ -67,7 +67,13 @@ func (e *LeaderWaitError) Error() string {
 	if e.Bound == 0 {
 		bound = "kql waits for a new leader until just before the statement's --timeout"
 	}
-	return fmt.Sprintf("no leader answered for %s (%s); last error: %s", e.Waited.Round(100*time.Millisecond), bound, describe(e.Last))
+	last := describe(e.Last)
+	var ke *kerr.Error
+	if errors.As(e.Last, &ke) && ke.Description != "" {
+		// Without describe's hint ("try again shortly"): kql did.
+		last = ke.Message + " (" + ke.Description + ")"
+	}
+	return fmt.Sprintf("no leader answered for %s (%s); last error: %s", e.Waited.Round(100*time.Millisecond), bound, last)
 }
 
 func (e *LeaderWaitError) Unwrap() error { return e.Last }
