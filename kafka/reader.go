@@ -28,7 +28,9 @@ const DefaultReadBudget = 8 << 20
 // came before: one goroutine per leader broker (a lane) keeps its
 // partitions' buffers filled, each Fetch going through Cluster.Fetch, so
 // every request is routed to the partition's current leader, traced, and
-// retried once after a leader moves.
+// retried after a leader moves. A partition whose leader is lost for longer
+// than those retries waits for a new one (see leaderwait.go) and resumes
+// at its position.
 //
 // Memory is bounded by bytes, not records: lanes prefetch only while the
 // records buffered across all partitions are under the budget, and each
@@ -469,10 +471,9 @@ func (r *Reader) giveUpAt(p *readPart) time.Time {
 }
 
 // fetchDeadline is when p's Fetch, sent at sent, is cut off unanswered:
-// after fetchAnswerBound, or the wait's bound if shorter (the leader
-// counts as hung, and is asked again
-// where fresh metadata says the partition is led), and, for a partition
-// that already waits, when its wait ends.
+// after fetchAnswerBound, or the wait's bound if shorter (the leader then
+// counts as hung, and the partition waits for a leader as after any
+// failure), and, for a partition that already waits, when its wait ends.
 func (r *Reader) fetchDeadline(p *readPart, sent time.Time) time.Time {
 	d := sent.Add(min(fetchAnswerBound, r.waitBound))
 	if !r.follow && !p.wait.since.IsZero() {
@@ -507,6 +508,7 @@ func (r *Reader) waitLocked(p *readPart, pe *PartitionError, sent, now time.Time
 // newest failure. The caller holds r.mu.
 func (r *Reader) giveUpLocked(p *readPart, now time.Time) {
 	p.failed = true
+	r.cond.Broadcast() // a Take waiting for p returns
 	bound := r.waitBound
 	if !r.waitLimit.IsZero() {
 		bound = 0
