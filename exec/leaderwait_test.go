@@ -351,3 +351,39 @@ func TestConsumeLeavesAHungLeaderForTheNewOne(t *testing.T) {
 		requireExactlyOnce(t, got, p, waitTotal)
 	}
 }
+
+// FOLLOW waits for a lost leader like any read, says so, and never gives
+// the partition up: records written while partition 1's leader answered
+// NOT_LEADER_OR_FOLLOWER come, each once, when a leader answers again.
+func TestFollowWaitsForALeaderAndMissesNothing(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	fl := follow(t, f.sess, "CONSUME t FOLLOW")
+	want := produceKeys(t, cl, "t", []int32{0, 1, 2}, "before")
+	require.ElementsMatch(t, want, fl.take(t, 3, 10*time.Second))
+
+	leader := f.LeaderFor("t", 1)
+	fault := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "t", Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: -1})
+	during := produceKeys(t, cl, "t", []int32{0, 1, 1, 2}, "during")
+	lw := fl.res.(LeaderWaiter)
+	require.Eventually(t, func() bool {
+		for _, w := range lw.LeaderWaits() {
+			if w.TP.Partition == 1 && w.Broker == leader {
+				return true
+			}
+		}
+		return false
+	}, 20*time.Second, 10*time.Millisecond, "FOLLOW never said it waits for partition 1's leader")
+	require.ElementsMatch(t, []string{during[0], during[3]}, fl.take(t, 2, 10*time.Second), "the other partitions go on")
+	require.NoError(t, f.MoveTopicPartition("t", 1, (leader+1)%3))
+	fault.Remove()
+	require.ElementsMatch(t, during[1:3], fl.take(t, 2, 10*time.Second), "partition 1 resumes where it was")
+	select {
+	case row := <-fl.rows:
+		t.Fatalf("a row more than was written: %v", row)
+	case <-time.After(1500 * time.Millisecond):
+	}
+}
