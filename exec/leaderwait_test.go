@@ -387,3 +387,35 @@ func TestFollowWaitsForALeaderAndMissesNothing(t *testing.T) {
 	case <-time.After(1500 * time.Millisecond):
 	}
 }
+
+// A leader that hangs on the read's first request (ListOffsets, for the
+// bounds) costs the read its bound too: with the bound at 1.5 s, the read
+// ends partial within a few seconds, naming the hung broker, with every
+// record of the other partitions.
+func TestConsumeBoundsOfAHungLeaderAreBounded(t *testing.T) {
+	f := waitFake(t)
+	f.sess.cl.SetLeaderWait(1500 * time.Millisecond)
+	leader := f.LeaderFor(waitTopic, 1)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() == leader {
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	b := startConsume(t, f, context.Background())
+	b.wait(t, 10*time.Second)
+	require.Less(t, b.took, 5*time.Second, "the hung leader held the read past its bound")
+	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)
+	msg := b.err.Error()
+	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader), "no leader answered for", "kql waits up to 1.5s"} {
+		require.Contains(t, msg, want)
+	}
+	got := offsetsOf(t, b.rows)
+	requireExactlyOnce(t, got, 0, waitTotal)
+	requireExactlyOnce(t, got, 2, waitTotal)
+	require.Empty(t, got[1])
+}

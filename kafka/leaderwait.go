@@ -118,63 +118,81 @@ func (c *Cluster) waitBoundFor(ctx context.Context, now time.Time) (time.Time, t
 }
 
 // ListOffsetsWaiting is ListOffsets for a read about to start: a partition
-// whose leader is gone or moving (waitable) is asked again, with backoff
-// and fresh metadata, until a leader answers or the wait's bound passes
-// (as a Reader waits; see DefaultLeaderWait); then its failure is a
-// *LeaderWaitError naming how long kql waited.
+// whose leader is gone, moving or hung (waitable) is asked again, with
+// backoff and fresh metadata, until a leader answers or the wait's bound
+// passes (as a Reader waits; see DefaultLeaderWait); then its failure is a
+// *LeaderWaitError naming how long kql waited. Each round is cut off after
+// fetchAnswerBound, as a Reader's Fetch is.
 func (c *Cluster) ListOffsetsWaiting(ctx context.Context, m *Metadata, parts []TopicPartition, ts int64, readCommitted bool) (map[TopicPartition]OffsetAnswer, map[TopicPartition]*PartitionError, error) {
 	start := time.Now()
-	got, failed, err := c.ListOffsets(ctx, m, parts, ts, readCommitted)
-	if err != nil || len(failed) == 0 {
-		return got, failed, err
-	}
 	giveUp, bound := c.waitBoundFor(ctx, start)
+	got := make(map[TopicPartition]OffsetAnswer, len(parts))
+	failed := make(map[TopicPartition]*PartitionError)
 	first := map[TopicPartition]*PartitionError{} // the failure that named a broker
-	for tries := 1; ; tries++ {
-		var pending []TopicPartition
-		for tp, pe := range failed {
+	pending := parts
+	for tries := 0; ; tries++ {
+		if tries > 0 {
+			select {
+			case <-ctx.Done():
+				return got, failed, ctx.Err()
+			case <-time.After(leaderBackoff(tries)):
+			}
+		}
+		round := time.Now().Add(fetchAnswerBound)
+		if giveUp.Before(round) {
+			round = giveUp
+		}
+		actx, cancel := context.WithDeadline(ctx, round)
+		if tries > 0 {
+			if fresh, err := c.Metadata(actx, topicsOf(pending)); err == nil {
+				m = fresh
+			}
+		}
+		g, f, err := c.ListOffsets(actx, m, pending, ts, readCommitted)
+		cancel()
+		if ctx.Err() != nil {
+			return got, failed, ctx.Err()
+		}
+		if err != nil && !waitable(err) {
+			return got, failed, err
+		}
+		var again []TopicPartition
+		for _, tp := range pending {
+			if a, ok := g[tp]; ok {
+				got[tp] = a
+				delete(failed, tp)
+				continue
+			}
+			pe := f[tp]
+			if pe == nil {
+				if err == nil {
+					continue
+				}
+				pe = &PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: err}
+			}
+			failed[tp] = pe
 			if waitable(pe.Err) {
-				pending = append(pending, tp)
+				again = append(again, tp)
 				if first[tp] == nil || first[tp].Broker < 0 {
 					first[tp] = pe
 				}
 			}
 		}
-		if len(pending) == 0 {
-			return got, failed, nil
+		if len(again) == 0 {
+			break
 		}
-		pause := leaderBackoff(tries)
-		if !time.Now().Add(pause).Before(giveUp) {
-			now := time.Now()
-			for _, tp := range pending {
-				pe := failed[tp]
-				named := first[tp]
+		if now := time.Now(); !now.Add(leaderBackoff(tries + 1)).Before(giveUp) {
+			for _, tp := range again {
+				pe, named := failed[tp], first[tp]
 				failed[tp] = &PartitionError{API: pe.API, Topic: tp.Topic, Partition: tp.Partition, Broker: named.Broker, Addr: named.Addr,
 					Err: &LeaderWaitError{Waited: now.Sub(start), Bound: bound, Last: pe.Err}}
 			}
-			return got, failed, nil
+			break
 		}
-		select {
-		case <-ctx.Done():
-			return got, failed, ctx.Err()
-		case <-time.After(pause):
-		}
-		actx, cancel := context.WithDeadline(ctx, giveUp)
-		if fresh, err := c.Metadata(actx, topicsOf(pending)); err == nil {
-			m = fresh
-		}
-		g2, f2, _ := c.ListOffsets(actx, m, pending, ts, readCommitted)
-		cancel()
-		if err := ctx.Err(); err != nil {
-			return got, failed, err
-		}
-		for _, tp := range pending {
-			if a, ok := g2[tp]; ok {
-				got[tp] = a
-				delete(failed, tp)
-			} else if pe := f2[tp]; pe != nil {
-				failed[tp] = pe
-			}
-		}
+		pending = again
 	}
+	if len(failed) == 0 {
+		failed = nil
+	}
+	return got, failed, nil
 }
