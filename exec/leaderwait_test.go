@@ -294,7 +294,7 @@ func TestConsumeBoundsAHungLeader(t *testing.T) {
 	require.Less(t, b.took, 5*time.Second, "the hung leader held the read past its bound")
 	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)
 	msg := b.err.Error()
-	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader), "no leader answered for 1.", "kql waits up to 1.5s"} {
+	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader), "no leader answered for 1.", "kql waits up to 1.5s", "went unanswered"} {
 		require.Contains(t, msg, want)
 	}
 	got := offsetsOf(t, b.rows)

@@ -69,9 +69,14 @@ func (e *LeaderWaitError) Error() string {
 	}
 	last := describe(e.Last)
 	var ke *kerr.Error
-	if errors.As(e.Last, &ke) && ke.Description != "" {
+	var be *BrokerError
+	switch {
+	case errors.As(e.Last, &ke) && ke.Description != "":
 		// Without describe's hint ("try again shortly"): kql did.
 		last = ke.Message + " (" + ke.Description + ")"
+	case errors.As(e.Last, &be) && errors.Is(e.Last, context.DeadlineExceeded):
+		// kql cut the request off: the broker hangs.
+		last = fmt.Sprintf("%s to broker %d (%s) went unanswered", be.API, be.ID, be.Addr)
 	}
 	return fmt.Sprintf("no leader answered for %s (%s); last error: %s", e.Waited.Round(100*time.Millisecond), bound, last)
 }
