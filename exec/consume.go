@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -108,6 +109,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	r.stats.Scanning()
 	r.stats.WarningsFrom(r.warningsNow)
 	r.stats.SetNextPage(func() (any, bool) { return r.NextPage() })
+	r.stats.WaitingFrom(r.waiting)
 	if st.HasAggregates() || st.OrderBy != nil {
 		// They read the whole range; LIMIT applies to what they return.
 		r.limit, r.skip = math.MaxInt64, 0
@@ -115,7 +117,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 			return nil, errors.New("aggregates and ORDER BY read the whole range from a start: use FROM OLDEST, FROM OFFSET, FROM TIMESTAMP or FROM ... AGO, not FROM NEWEST or FROM TAIL")
 		}
 	}
-	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget, live: &r.live}
 
 	bounds, err := r.mg.bounds(parts)
 	if err != nil {
@@ -270,7 +272,7 @@ func (r *consumeResult) forwardStarts(s *Session, m *kafka.Metadata, bounds map[
 		for tp := range bounds {
 			parts = append(parts, tp)
 		}
-		byTime, failed, err := s.cl.ListOffsets(r.mg.ctx, m, parts, ts, true)
+		byTime, failed, err := s.cl.ListOffsetsWaiting(r.mg.ctx, m, parts, ts, true)
 		if err != nil {
 			return nil, err
 		}
@@ -350,7 +352,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		}
 	}()
 	for {
-		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget}
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget, live: r.mg.live}
 		widened := false
 		for tp, b := range bounds {
 			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
@@ -514,6 +516,21 @@ type consumeResult struct {
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
 	warnings    []string                       // said before any record was read (PARTITION FOR KEY)
+	live        atomic.Pointer[kafka.Reader]   // the reader fetching now, for what it waits for (Stats.Waiting)
+}
+
+// waiting is what the read waits for now, in the result package's terms
+// (the progress line); nil when it waits for none.
+func (r *consumeResult) waiting() []result.Waiting {
+	rd := r.live.Load()
+	if rd == nil {
+		return nil
+	}
+	var out []result.Waiting
+	for _, w := range rd.Waiting() {
+		out = append(out, result.Waiting{Partition: w.TP.String(), Broker: w.Broker, Addr: w.Addr, Since: w.Since})
+	}
+	return out
 }
 
 func (r *consumeResult) Columns() []result.Column { return consumeCols }
@@ -709,7 +726,8 @@ type merger struct {
 	srcs    []*source // every partition, by partition
 	heap    []*source // the partitions with a record ready, smallest first
 	started bool
-	missing []error // failures before the read (ListOffsets)
+	missing []error                       // failures before the read (ListOffsets)
+	live    *atomic.Pointer[kafka.Reader] // where the reader is published for progress; may be nil
 }
 
 // source is one partition's place in the merge.
@@ -732,6 +750,9 @@ func (mg *merger) start() {
 	mg.started = true
 	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
 	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, mg.budget, true)
+	if mg.live != nil {
+		mg.live.Store(mg.rd)
+	}
 	mg.srcs = make([]*source, len(mg.ranges))
 	for i, rg := range mg.ranges {
 		mg.srcs[i] = &source{tp: rg.TP}
@@ -900,8 +921,9 @@ func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition
 	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
 	var loErr, hiErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Earliest, true) })
-	hi, hifail, hiErr = mg.cl.ListOffsets(mg.ctx, mg.m, parts, kafka.Latest, true)
+	// A leader that is gone is waited for, as the read itself waits.
+	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Earliest, true) })
+	hi, hifail, hiErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Latest, true)
 	wg.Wait()
 	if err := cmp.Or(loErr, hiErr); err != nil {
 		return nil, err

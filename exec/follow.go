@@ -184,6 +184,7 @@ func (f *followResult) start() {
 	}
 	slices.SortFunc(starts, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
 	f.rd = f.s.cl.NewFollowReader(f.ctx, f.m, starts, f.s.ReadBudget, true)
+	f.scan.live.Store(f.rd)
 	f.lookedAt = time.Now()
 	// A partition the backlog could not even bound is looked for again.
 	if len(starts) < len(f.scan.selected) {

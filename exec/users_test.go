@@ -289,9 +289,7 @@ func TestShowQuotasValueIsANumber(t *testing.T) {
 		{"bob", "c", nil, "consumer_byte_rate", "50"},
 		{"bob", nil, nil, "producer_byte_rate", "1048576"},
 	}, rows)
-	w, ok := res.(result.Warner)
-	require.True(t, ok)
-	require.Empty(t, w.Warnings(), "no value was compared as text")
+	require.Empty(t, res.Stats().Warnings(), "no value was compared as text")
 	rows, _ = mustRun(t, f.sess, parse("SHOW QUOTAS WHERE value = 12.5"))
 	require.Equal(t, []result.Row{{"bob", nil, nil, "request_percentage", "12.5"}}, rows)
 }

@@ -70,6 +70,8 @@ type Cluster struct {
 
 	prodMu sync.Mutex
 	prod   *kgo.Client
+
+	leaderWait atomic.Int64 // a read's wait for a leader; 0: DefaultLeaderWait
 }
 
 // Dial connects to the cluster and checks that at least one broker answers a
@@ -130,6 +132,11 @@ func (c *Cluster) Close() {
 	c.prodMu.Unlock()
 	c.cl.Close()
 }
+
+// SetLeaderWait sets how long a read without a deadline of its own waits
+// for a partition to have a leader that answers again; 0 restores
+// DefaultLeaderWait.
+func (c *Cluster) SetLeaderWait(d time.Duration) { c.leaderWait.Store(int64(d)) }
 
 // SetTrace installs (or, with nil, removes) the per-request trace hook.
 func (c *Cluster) SetTrace(fn func(TraceEvent)) {

@@ -160,6 +160,10 @@ func describe(err error) string {
 	if errors.As(err, &bm) {
 		return describe(bm.err) + " (the broker says: " + bm.msg + ")"
 	}
+	var lw *LeaderWaitError
+	if errors.As(err, &lw) {
+		return lw.Error() // it describes the Kafka error it wraps itself
+	}
 	var ke *kerr.Error
 	if !errors.As(err, &ke) {
 		return err.Error()

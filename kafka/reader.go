@@ -28,7 +28,9 @@ const DefaultReadBudget = 8 << 20
 // came before: one goroutine per leader broker (a lane) keeps its
 // partitions' buffers filled, each Fetch going through Cluster.Fetch, so
 // every request is routed to the partition's current leader, traced, and
-// retried once after a leader moves.
+// retried after a leader moves. A partition whose leader is lost for longer
+// than those retries waits for a new one (see leaderwait.go) and resumes
+// at its position.
 //
 // Memory is bounded by bytes, not records: lanes prefetch only while the
 // records buffered across all partitions are under the budget, and each
@@ -69,6 +71,13 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
+	// waitBound is how long a partition may go without a leader that
+	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
+	// before the statement's deadline, so the read still ends with its
+	// rows and the partitions it could not finish, not with a timeout.
+	waitBound time.Duration
+	waitLimit time.Time
+	clockOn   bool // the clock that wakes lanes for retries runs
 	wg        sync.WaitGroup
 	stopWake  func() bool
 }
@@ -82,7 +91,14 @@ type readPart struct {
 	wanted   bool // the consumer waits for this partition
 	failed   bool
 	stalls   int
-	retryAt  time.Time // follow: not fetched before this, after a failure
+	retryAt  time.Time // not fetched before this, after a failure
+	sentAt   time.Time // when the Fetch in flight was sent
+	// leader is the broker the partition was last read from, and its
+	// address then: what a failure names once that broker is gone from
+	// metadata.
+	leader     int32
+	leaderAddr string
+	wait       partWait // the failed Fetches since the last answer
 }
 
 // chunk is one Fetch answer's records for one partition, in offset order.
@@ -117,6 +133,15 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		parts: make(map[TopicPartition]*readPart, len(ranges))}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
+	// With a statement deadline, the wait ends a moment before it, to
+	// leave the statement time to hand out what it has.
+	now := time.Now()
+	if limit, bound := c.waitBoundFor(ctx, now); bound == 0 {
+		r.waitLimit = limit
+		r.waitBound = DefaultLeaderWait
+	} else {
+		r.waitBound = bound
+	}
 	r.mu.Lock()
 	r.addLocked(ranges)
 	r.mu.Unlock()
@@ -143,8 +168,18 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 	r.mu.Lock()
 	r.follow = true
 	r.addLocked(starts)
+	r.startClockLocked() // retries and TakeAny's waits need a clock
 	r.mu.Unlock()
-	// Retries and TakeAny's waits need a clock.
+	return r
+}
+
+// startClockLocked starts the clock that wakes the lanes (and TakeAny)
+// every 100 ms, for retries after a pause; the caller holds r.mu.
+func (r *Reader) startClockLocked() {
+	if r.clockOn || r.closed {
+		return
+	}
+	r.clockOn = true
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -161,7 +196,6 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 			}
 		}
 	}()
-	return r
 }
 
 // Add starts reading more partitions (a follow read picks up partitions
@@ -189,6 +223,8 @@ func (r *Reader) addLocked(ranges []Range) {
 			continue
 		}
 		p := &readPart{tp: rg.TP, pos: rg.Start, end: rg.End}
+		p.leader = leaderOf(r.m, rg.TP)
+		p.leaderAddr = r.m.Addr(p.leader)
 		r.parts[rg.TP] = p
 		r.order = append(r.order, p)
 		lanes[leaderOf(r.m, rg.TP)] = append(lanes[leaderOf(r.m, rg.TP)], p)
@@ -228,7 +264,7 @@ func (r *Reader) needs(p *readPart) bool {
 	if p.failed || p.inflight || p.pos >= p.end || len(p.queue) > 0 {
 		return false
 	}
-	if r.follow && !p.retryAt.IsZero() && time.Now().Before(p.retryAt) {
+	if !p.retryAt.IsZero() && time.Now().Before(p.retryAt) {
 		return false
 	}
 	return p.wanted || r.buffered < r.budget
@@ -248,7 +284,11 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 			batch = batch[:0]
 			live := false
+			now := time.Now()
 			for _, p := range ps {
+				if !r.follow && !p.failed && !p.inflight && !p.wait.since.IsZero() && !now.Before(r.giveUpAt(p)) {
+					r.giveUpLocked(p, now)
+				}
 				if !p.failed && p.pos < p.end {
 					live = true
 				}
@@ -291,16 +331,50 @@ func (r *Reader) lane(ps []*readPart) {
 		}
 		order := make([]TopicPartition, len(batch))
 		positions := make(map[TopicPartition]int64, len(batch))
+		sent := time.Now()
+		// The Fetch ends, answered or not, after fetchAnswerBound or when
+		// the first of its partitions has waited for a leader as long as
+		// the read waits: a hung leader costs kql's bound, not kgo's read
+		// timeout times Leaders' rounds.
+		var deadline time.Time
+		refresh := false
 		for i, p := range batch {
 			p.inflight = true
+			p.sentAt = sent
 			positions[p.tp] = p.pos
 			order[i] = p.tp
+			if d := r.fetchDeadline(p, sent); deadline.IsZero() || d.Before(deadline) {
+				deadline = d
+			}
+			refresh = refresh || !p.wait.since.IsZero()
 		}
 		m := r.m
 		ask := r.askBytes()
 		r.mu.Unlock()
 
-		got, failed, err := r.cl.FetchOrdered(r.ctx, m, order, positions, ask, r.readCommitted)
+		if refresh {
+			// A partition that lost its leader is asked where the
+			// cluster now says it is led, not where it last was: a hung
+			// leader would hold the Fetch again.
+			mctx, cancel := context.WithDeadline(r.ctx, deadline)
+			if fresh, err := r.cl.Metadata(mctx, topicsOf(order)); err == nil {
+				m = fresh
+			}
+			cancel()
+			// The Fetch gets its own time to answer, within the wait.
+			r.mu.Lock()
+			now := time.Now()
+			deadline = time.Time{}
+			for _, p := range batch {
+				if d := r.fetchDeadline(p, now); deadline.IsZero() || d.Before(deadline) {
+					deadline = d
+				}
+			}
+			r.mu.Unlock()
+		}
+		actx, cancel := context.WithDeadline(r.ctx, deadline)
+		got, failed, err := r.cl.FetchOrdered(actx, m, order, positions, ask, r.readCommitted)
+		cancel()
 
 		r.mu.Lock()
 		for _, p := range batch {
@@ -321,7 +395,7 @@ func (r *Reader) lane(ps []*readPart) {
 				r.m = latest
 			}
 		}
-		if err != nil {
+		if err != nil && !waitable(err) {
 			if r.follow {
 				r.lastErr = err
 				for _, p := range batch {
@@ -334,15 +408,32 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 			return
 		}
-		for tp, pe := range failed {
-			p := r.parts[tp]
-			if r.follow {
-				r.lastErr = pe
-				p.retryAt = time.Now().Add(followRetry)
+		now := time.Now()
+		for _, p := range batch {
+			if _, ok := got[p.tp]; ok {
 				continue
 			}
-			p.failed = true
-			r.missing = append(r.missing, pe)
+			pe := failed[p.tp]
+			if pe == nil {
+				if err == nil {
+					continue
+				}
+				// The Fetch as a whole failed (its metadata refresh, or
+				// the wait's bound cut it off before this partition's
+				// broker answered).
+				pe = &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: p.leader, Addr: p.leaderAddr, Err: err}
+			}
+			if !waitable(pe.Err) {
+				if r.follow {
+					r.lastErr = pe
+					p.retryAt = now.Add(followRetry)
+					continue
+				}
+				p.failed = true
+				r.missing = append(r.missing, pe)
+				continue
+			}
+			r.waitLocked(p, pe, sent, now)
 		}
 		// Only the first partition of a broker's request is sure to get
 		// a batch if it has one (KIP-74); the others may come back empty
@@ -356,10 +447,115 @@ func (r *Reader) lane(ps []*readPart) {
 			}
 		}
 		for tp, a := range got {
-			r.apply(r.parts[tp], a, first[leaderOf(m, tp)] == tp)
+			p := r.parts[tp]
+			// A leader answered: whatever the partition waited for is over.
+			p.wait, p.retryAt = partWait{}, time.Time{}
+			if l := leaderOf(m, tp); l >= 0 && l != p.leader {
+				p.leader, p.leaderAddr = l, m.Addr(l)
+			}
+			r.apply(p, a, first[leaderOf(m, tp)] == tp)
 		}
 		r.mu.Unlock()
 	}
+}
+
+// giveUpAt is when p, waiting for a leader since p.wait.since, has waited
+// as long as the read waits: just before the statement's deadline when it
+// has one, else waitBound from the first Fetch that failed. A follow read
+// never gives a partition up.
+func (r *Reader) giveUpAt(p *readPart) time.Time {
+	if !r.waitLimit.IsZero() {
+		return r.waitLimit
+	}
+	return p.wait.since.Add(r.waitBound)
+}
+
+// fetchDeadline is when p's Fetch, sent at sent, is cut off unanswered:
+// after fetchAnswerBound, or the wait's bound if shorter (the leader then
+// counts as hung, and the partition waits for a leader as after any
+// failure), and, for a partition that already waits, when its wait ends.
+func (r *Reader) fetchDeadline(p *readPart, sent time.Time) time.Time {
+	d := sent.Add(min(fetchAnswerBound, r.waitBound))
+	if !r.follow && !p.wait.since.IsZero() {
+		if g := r.giveUpAt(p); g.Before(d) {
+			d = g
+		}
+	}
+	return d
+}
+
+// waitLocked records a failed Fetch of p that a new leader may cure: p is
+// asked again after a backoff, or given up once it waited as long as the
+// read waits. The caller holds r.mu.
+func (r *Reader) waitLocked(p *readPart, pe *PartitionError, sent, now time.Time) {
+	if p.wait.since.IsZero() {
+		p.wait.since = sent
+	}
+	p.wait.tries++
+	p.wait.err = pe
+	if r.follow {
+		r.lastErr = pe
+	} else if !now.Before(r.giveUpAt(p)) {
+		r.giveUpLocked(p, now)
+		return
+	}
+	p.retryAt = now.Add(leaderBackoff(p.wait.tries))
+	r.startClockLocked()
+}
+
+// giveUpLocked fails p after its wait for a leader: the error names the
+// partition, the broker it was last read from, how long kql waited and the
+// newest failure. The caller holds r.mu.
+func (r *Reader) giveUpLocked(p *readPart, now time.Time) {
+	p.failed = true
+	r.cond.Broadcast() // a Take waiting for p returns
+	bound := r.waitBound
+	if !r.waitLimit.IsZero() {
+		bound = 0
+	}
+	broker, addr := p.leader, p.leaderAddr
+	var last error = errors.New("no answer")
+	if pe := p.wait.err; pe != nil {
+		last = pe.Err
+		if broker < 0 {
+			broker, addr = pe.Broker, pe.Addr
+		}
+	}
+	r.missing = append(r.missing, &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: broker, Addr: addr,
+		Err: &LeaderWaitError{Waited: now.Sub(p.wait.since), Bound: bound, Last: last}})
+}
+
+// waitingFor is how long an unanswered Fetch runs before progress counts
+// its partitions as waiting for their leader (a Fetch waits at most 500 ms
+// for records).
+const waitingFor = 3 * time.Second
+
+// Waiting returns the partitions that are waiting for a leader to answer:
+// their last Fetch failed, or has gone unanswered for a while. Progress
+// shows them.
+func (r *Reader) Waiting() []LeaderWait {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := time.Now()
+	var out []LeaderWait
+	for _, p := range r.order {
+		if p.failed {
+			continue
+		}
+		w := LeaderWait{TP: p.tp, Broker: p.leader, Addr: p.leaderAddr, Since: p.wait.since}
+		if p.wait.err != nil {
+			w.Err = p.wait.err
+		}
+		switch {
+		case !p.wait.since.IsZero():
+		case p.inflight && now.Sub(p.sentAt) >= waitingFor:
+			w.Since = p.sentAt
+		default:
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // maxStalls is how many answers in a row may bring a partition no progress

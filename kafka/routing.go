@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -18,20 +19,41 @@ import (
 // connection, which Dial has already opened: kgo learns the other
 // brokers' addresses only by a Metadata request of its own, to a seed it
 // picks at random, and a hung seed would stall that request.
+//
+// A request that kgo failed because the connection it was queued on was
+// being torn down is sent once more, on a new connection. That happens
+// right after a cancelled statement: kgo closes a connection whose
+// request was abandoned mid-flight, but fails that request before the
+// connection is marked dead, so the next request to the broker can be
+// queued on it and fail too although the broker is fine.
 func (c *Cluster) send(ctx context.Context, api string, broker int32, items []string, req kmsg.Request) (kmsg.Response, error) {
-	start := time.Now()
 	h := c.seedFor(broker)
 	if h == nil {
 		h = c.cl.Broker(int(broker))
 	}
-	resp, err := h.Request(ctx, req)
-	if fn := c.trace.Load(); fn != nil {
-		(*fn)(TraceEvent{API: api, Broker: broker, Addr: c.addr(broker), Items: items, Duration: time.Since(start), Err: err})
+	for attempt := 0; ; attempt++ {
+		start := time.Now()
+		resp, err := h.Request(ctx, req)
+		if fn := c.trace.Load(); fn != nil {
+			(*fn)(TraceEvent{API: api, Broker: broker, Addr: c.addr(broker), Items: items, Duration: time.Since(start), Err: err})
+		}
+		if err == nil {
+			return resp, nil
+		}
+		if attempt > 0 || !connectionTornDown(err) || ctx.Err() != nil {
+			return nil, &BrokerError{API: api, ID: broker, Addr: c.addr(broker), Err: err}
+		}
 	}
-	if err != nil {
-		return nil, &BrokerError{API: api, ID: broker, Addr: c.addr(broker), Err: err}
-	}
-	return resp, nil
+}
+
+// connectionTornDown says err is kgo's "the broker connection has died and
+// the request will be retried on a new connection": the request was queued
+// on a connection kgo was closing, and kgo's own retries (which kql turns
+// off, to route every request itself) would send it again. kgo does not
+// export that error, so it is recognised by its text among the errors kgo
+// itself calls retryable.
+func connectionTornDown(err error) bool {
+	return kgo.IsRetryableBrokerErr(err) && strings.Contains(err.Error(), "broker connection has died")
 }
 
 // AnyBroker sends a request that every broker can answer (Metadata,

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Stats is what a statement reports besides its rows: how many records it
@@ -23,6 +24,8 @@ type Stats struct {
 	scanning atomic.Bool
 	scanned  atomic.Int64
 	live     atomic.Bool
+
+	waiting atomic.Pointer[func() []Waiting]
 
 	mu       sync.Mutex
 	notices  []func() []string
@@ -124,4 +127,27 @@ func (s *Stats) NextPage() (next any, ok bool) {
 		return nil, false
 	}
 	return f()
+}
+
+// Waiting is a partition whose read waits for a leader to answer (its
+// broker died or hangs, and the controller has not moved it yet).
+type Waiting struct {
+	Partition string    // topic/partition
+	Broker    int32     // the broker it was last read from; -1 if none answered yet
+	Addr      string    // that broker's address
+	Since     time.Time // when the wait began
+}
+
+// WaitingFrom sets what returns the partitions the read waits for now. f
+// is called from another goroutine (the shell's progress line) while the
+// statement runs, so it must be safe for that.
+func (s *Stats) WaitingFrom(f func() []Waiting) { s.waiting.Store(&f) }
+
+// Waiting returns the partitions the read waits for a leader for now; nil
+// when it waits for none. Safe to call while the statement runs.
+func (s *Stats) Waiting() []Waiting {
+	if f := s.waiting.Load(); f != nil {
+		return (*f)()
+	}
+	return nil
 }

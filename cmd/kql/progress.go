@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,7 +59,11 @@ func (p *progress) loop() {
 			if now.Sub(p.start) >= progressAfter && now.Sub(p.lastWrite) >= progressQuiet {
 				n := p.rows.Load()
 				secs := now.Sub(p.start).Seconds()
-				if read, scanning := p.res.Stats().Scanned(); scanning {
+				if waits := p.res.Stats().Waiting(); len(waits) > 0 {
+					// Nothing comes while a leader is gone: say why,
+					// and for which partitions.
+					fmt.Fprintf(p.errOut, "\r\033[K%s; %d %s so far (Ctrl-C cancels)", waitingLine(waits, now), n, plural(int(n), "row", "rows"))
+				} else if read, scanning := p.res.Stats().Scanned(); scanning {
 					// A scan with WHERE may read millions of records
 					// for a few rows: say how far it has read.
 					fmt.Fprintf(p.errOut, "\r\033[K%d records read, %d %s, %.0f records/s (Ctrl-C stops and keeps the rows shown)",
@@ -165,4 +170,45 @@ func (pw progressWriter) Write(b []byte) (int, error) {
 	pw.p.lastWrite = time.Now()
 	pw.p.mu.Unlock()
 	return pw.w.Write(b)
+}
+
+// waitingLine says which partitions wait for a leader, by the broker they
+// were last read from, and for how long: "waiting for a leader for t/1,
+// t/4 (last read from broker 2 at 127.0.0.1:9093) for 4s".
+func waitingLine(waits []result.Waiting, now time.Time) string {
+	type group struct {
+		who string
+		tps []string
+	}
+	var groups []*group
+	byWho := map[string]*group{}
+	since := now
+	for _, w := range waits {
+		who := "no broker answered yet"
+		if w.Broker >= 0 {
+			who = fmt.Sprintf("last read from broker %d at %s", w.Broker, w.Addr)
+		}
+		g := byWho[who]
+		if g == nil {
+			g = &group{who: who}
+			byWho[who] = g
+			groups = append(groups, g)
+		}
+		g.tps = append(g.tps, w.Partition)
+		if w.Since.Before(since) {
+			since = w.Since
+		}
+	}
+	const show = 6
+	var parts []string
+	for _, g := range groups {
+		tps := g.tps
+		more := ""
+		if len(tps) > show {
+			more = fmt.Sprintf(" +%d more", len(tps)-show)
+			tps = tps[:show]
+		}
+		parts = append(parts, fmt.Sprintf("%s%s (%s)", strings.Join(tps, ", "), more, g.who))
+	}
+	return fmt.Sprintf("waiting for a leader for %s for %s", strings.Join(parts, "; "), now.Sub(since).Round(time.Second))
 }
