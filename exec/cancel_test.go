@@ -1,8 +1,8 @@
 package exec
 
-// Adversarial review of the routing layer and the executor, written by
-// someone who did not write it. Each TestReview_* either pins behaviour that
-// was right or reproduces a bug the review found (fixed since).
+// Statements at the edges: CONSUME paging over uneven partitions and
+// bounds, retries and coordinators, PRODUCE, EXPLAIN, and cancellation,
+// leaks and concurrency (split by subject into files of their own).
 
 import (
 	"context"
@@ -107,7 +107,7 @@ func forwardJoined(ps [][]result.Row) []result.Row {
 // Partitions of very different sizes, two of them empty: every page size
 // pages through the whole topic in both directions, pages neither overlap
 // nor skip, and page chains end.
-func TestReview_ConsumePagingUnevenAndEmptyPartitions(t *testing.T) {
+func TestConsumePagingUnevenAndEmptyPartitions(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 5)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -138,7 +138,7 @@ func TestReview_ConsumePagingUnevenAndEmptyPartitions(t *testing.T) {
 
 // Records with equal timestamps in every partition: ties break by
 // partition, then offset, the same way forward and backward.
-func TestReview_ConsumeEqualTimestampsAcrossPartitions(t *testing.T) {
+func TestConsumeEqualTimestampsAcrossPartitions(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -154,7 +154,7 @@ func TestReview_ConsumeEqualTimestampsAcrossPartitions(t *testing.T) {
 // A single partition, LIMIT 1, LIMIT beyond the topic, SKIP beyond the
 // total, FROM OFFSET below and above the log, FROM TIMESTAMP after the last
 // record.
-func TestReview_ConsumeEdgeBounds(t *testing.T) {
+func TestConsumeEdgeBounds(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "one", 1)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -201,7 +201,7 @@ func TestReview_ConsumeEdgeBounds(t *testing.T) {
 // ANCHOR and TAIL lists naming a subset of the partitions read only those;
 // a PARTITION filter narrows a TAIL list further, and its next page keeps
 // the filter.
-func TestReview_ConsumeAnchorAndTailSubsets(t *testing.T) {
+func TestConsumeAnchorAndTailSubsets(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 4)
 	f.produce(t, "t", 4, 10)
@@ -244,7 +244,7 @@ func TestReview_ConsumeAnchorAndTailSubsets(t *testing.T) {
 // Producers set CreateTime, and nothing makes it grow inside a partition
 // (event-time producers, clock skew, replays). Paging back through such a
 // topic must still show every record exactly once.
-func TestReview_TailPagesOverlapAndSkipWithNonMonotonicTimestamps(t *testing.T) {
+func TestTailPagesOverlapAndSkipWithNonMonotonicTimestamps(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 2)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -272,7 +272,7 @@ func pagesIDs(ps [][]result.Row) [][]string {
 
 // A transactional topic ends every committed transaction with a control
 // record: the page that shows the last data record must be the last page.
-func TestReview_ForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
+func TestForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	txn, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.TransactionalID("review-txn"), kgo.DefaultProduceTopic("t"))
@@ -293,7 +293,7 @@ func TestReview_ForwardNextPageNeverEndsAfterTransactionMarker(t *testing.T) {
 // A partition that failed on one page must not silently vanish from the
 // next: the next page statement still names it (so it is read, or its
 // failure is reported again).
-func TestReview_NextPageForgetsAFailedPartition(t *testing.T) {
+func TestNextPageForgetsAFailedPartition(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 10)
@@ -317,7 +317,7 @@ func TestReview_NextPageForgetsAFailedPartition(t *testing.T) {
 
 // ListOffsets by time fails for one partition while the others answer:
 // FROM TIMESTAMP reads the others and names the failed one.
-func TestReview_ConsumeFromTimestampWithOnePartitionFailing(t *testing.T) {
+func TestConsumeFromTimestampWithOnePartitionFailing(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	recs := f.produce(t, "t", 3, 4)
@@ -342,7 +342,7 @@ func TestReview_ConsumeFromTimestampWithOnePartitionFailing(t *testing.T) {
 // fatal failure hits only the latest-offset lookup, so CONSUME turns the
 // missing answer into an empty partition and shows 10 of 15 records as if
 // that were all.
-func TestReview_RetryRoundDropsAFatalPartitionFailure(t *testing.T) {
+func TestRetryRoundDropsAFatalPartitionFailure(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 5)
@@ -371,7 +371,7 @@ func TestReview_RetryRoundDropsAFatalPartitionFailure(t *testing.T) {
 // A fault that fires on the first try and on every retry (kafka.Leaders
 // makes 4 rounds) is reported, never dropped; the other partitions keep
 // their answers.
-func TestReview_FaultOnBothTriesIsReported(t *testing.T) {
+func TestFaultOnBothTriesIsReported(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 6)
 	f.produce(t, "t", 6, 3)
@@ -403,7 +403,7 @@ func TestReview_FaultOnBothTriesIsReported(t *testing.T) {
 
 // A leader that moves between two fetches of one CONSUME: every record is
 // still read, and the statement does not keep asking the old leader first.
-func TestReview_LeaderMovedMidConsume(t *testing.T) {
+func TestLeaderMovedMidConsume(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	big := make([]byte, 64<<10)
@@ -441,7 +441,7 @@ func TestReview_LeaderMovedMidConsume(t *testing.T) {
 
 // ---------------------------------------------------------------- coordinators
 
-func TestReview_CoordinatorLoadingThenSuccess(t *testing.T) {
+func TestCoordinatorLoadingThenSuccess(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 4}))
@@ -454,7 +454,7 @@ func TestReview_CoordinatorLoadingThenSuccess(t *testing.T) {
 	require.Equal(t, int64(5), rows[0][2])
 }
 
-func TestReview_NotCoordinatorForeverIsAnErrorNamingTheGroup(t *testing.T) {
+func TestNotCoordinatorForeverIsAnErrorNamingTheGroup(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 4}))
@@ -476,7 +476,7 @@ func TestReview_NotCoordinatorForeverIsAnErrorNamingTheGroup(t *testing.T) {
 
 // DESCRIBE GROUP of a live kgo consumer group (classic protocol): each
 // owned partition shows its member, client id and host.
-func TestReview_DescribeGroupShowsLiveMembers(t *testing.T) {
+func TestDescribeGroupShowsLiveMembers(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 4)
@@ -508,7 +508,7 @@ func TestReview_DescribeGroupShowsLiveMembers(t *testing.T) {
 
 // ---------------------------------------------------------------- PRODUCE
 
-func TestReview_ProduceNullsAndEmpties(t *testing.T) {
+func TestProduceNullsAndEmpties(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	null := &lang.Literal{Null: true}
@@ -562,7 +562,7 @@ func javaMurmur2(data []byte) uint32 {
 	return h
 }
 
-func TestReview_ProduceToAPartitionWhoseLeaderMoved(t *testing.T) {
+func TestProduceToAPartitionWhoseLeaderMoved(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	rows, _ := mustRun(t, f.sess, &lang.Produce{Topic: "t", Partition: i32(1), Value: &lang.Literal{Bytes: []byte("before")}})
@@ -579,7 +579,7 @@ func TestReview_ProduceToAPartitionWhoseLeaderMoved(t *testing.T) {
 // session, or a topic dropped and created again with more partitions: kql's
 // own metadata knows the new partition, so PRODUCE must write to it instead
 // of failing on the producer's stale view.
-func TestReview_ProduceToAPartitionAddedDuringTheSession(t *testing.T) {
+func TestProduceToAPartitionAddedDuringTheSession(t *testing.T) {
 	f := newFake(t)
 	mustRun(t, f.sess, &lang.CreateTopic{Topic: "t", Partitions: i32(2), Replication: i16(3)})
 	mustRun(t, f.sess, &lang.Produce{Topic: "t", Partition: i32(1), Value: &lang.Literal{Bytes: []byte("old")}})
@@ -599,7 +599,7 @@ func TestReview_ProduceToAPartitionAddedDuringTheSession(t *testing.T) {
 
 // ---------------------------------------------------------------- admin
 
-func TestReview_CreateTopicErrorsAreClear(t *testing.T) {
+func TestCreateTopicErrorsAreClear(t *testing.T) {
 	f := newFake(t)
 	_, _, err := run(t, f.sess, &lang.CreateTopic{Topic: "t", Partitions: i32(1), Replication: i16(5)})
 	require.ErrorContains(t, err, `CREATE TOPIC "t"`)
@@ -612,7 +612,7 @@ func TestReview_CreateTopicErrorsAreClear(t *testing.T) {
 
 // ---------------------------------------------------------------- EXPLAIN
 
-func TestReview_ExplainEveryStatementRunsNothing(t *testing.T) {
+func TestExplainEveryStatementRunsNothing(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 2)
@@ -665,7 +665,7 @@ func TestReview_ExplainEveryStatementRunsNothing(t *testing.T) {
 // EXPLAIN PRODUCE of a keyless record names one partition; the PRODUCE that
 // follows should write where EXPLAIN said (or EXPLAIN should say "round
 // robin" instead of naming one).
-func TestReview_ExplainProduceKeylessNamesAnotherPartition(t *testing.T) {
+func TestExplainProduceKeylessNamesAnotherPartition(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	st := &lang.Produce{Topic: "t", Value: &lang.Literal{Bytes: []byte("v")}}
@@ -680,7 +680,7 @@ func TestReview_ExplainProduceKeylessNamesAnotherPartition(t *testing.T) {
 // Every statement type, cancelled while it runs (a fault delays the broker's
 // answer... kfake cannot delay, so the context is cancelled up front and
 // mid-stream), returns promptly, and the next statement works.
-func TestReview_CancelEveryStatementThenNextWorks(t *testing.T) {
+func TestCancelEveryStatementThenNextWorks(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
 	f.produce(t, "t", 3, 50)
@@ -736,7 +736,7 @@ func TestReview_CancelEveryStatementThenNextWorks(t *testing.T) {
 
 // No statement leaves a goroutine behind once its result is read and the
 // cluster is closed.
-func TestReview_NoGoroutineOutlivesTheSession(t *testing.T) {
+func TestNoGoroutineOutlivesTheSession(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
 		c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (netListener, error) { return listenLoopback(network) }))
@@ -772,7 +772,7 @@ func TestReview_NoGoroutineOutlivesTheSession(t *testing.T) {
 
 // Topics() and Groups() (the completer) run while a statement streams; run
 // under -race.
-func TestReview_CompletionNamesWhileAStatementRuns(t *testing.T) {
+func TestCompletionNamesWhileAStatementRuns(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 6)
 	f.produce(t, "t", 6, 200)
@@ -835,7 +835,7 @@ func consumeOnce(t *testing.T, b kafkatest.Backend, group, topic string, want in
 
 // A consumer group with a live member, classic protocol: DESCRIBE GROUP
 // fills member_id, client_id and host for every partition the member owns.
-func TestReview_DescribeGroupLiveClassicMember(t *testing.T) {
+func TestDescribeGroupLiveClassicMember(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, _ := spreadTopic(t, b, 3)
@@ -856,7 +856,7 @@ func TestReview_DescribeGroupLiveClassicMember(t *testing.T) {
 // ServerSideBalancer and Java's group.protocol=consumer use) are not classic
 // groups: DescribeGroups answers GROUP_ID_NOT_FOUND for them. DESCRIBE GROUP
 // must still describe a group that SHOW GROUPS lists.
-func TestReview_DescribeGroupOfAKIP848ConsumerGroup(t *testing.T) {
+func TestDescribeGroupOfAKIP848ConsumerGroup(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, _ := spreadTopic(t, b, 3)
@@ -879,7 +879,7 @@ func TestReview_DescribeGroupOfAKIP848ConsumerGroup(t *testing.T) {
 
 // A bad topic config is an error that names the config. Real Kafka only:
 // kfake accepts any config, so there is nothing to check there.
-func TestReview_CreateTopicBadConfigNamesIt(t *testing.T) {
+func TestCreateTopicBadConfigNamesIt(t *testing.T) {
 	func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		name := kafkatest.TopicName(t)
@@ -928,7 +928,7 @@ func (c *freezeConn) Close() error { c.closed.Store(true); return c.Conn.Close()
 // any broker can answer hang as well: SHOW TOPICS, SHOW BROKERS and the
 // Metadata step of every statement go to "any broker", and two of three
 // answer at once.
-func TestReview_HungBrokerStallsAnyBrokerStatements(t *testing.T) {
+func TestHungBrokerStallsAnyBrokerStatements(t *testing.T) {
 	f, freezers := newFreezableFake(t)
 	s := f.sess
 	brokers, _ := mustRun(t, s, &lang.ShowBrokers{})
@@ -984,7 +984,7 @@ func newFreezableFake(t *testing.T) (*fake, map[string]*freezer) {
 // its answer) returns promptly with context.Canceled, and once the brokers
 // answer again the next statement works: the abandoned answers do not
 // confuse it.
-func TestReview_CancelInFlightThenNextWorks(t *testing.T) {
+func TestCancelInFlightThenNextWorks(t *testing.T) {
 	cases := []struct {
 		key kmsg.Key
 		st  lang.Statement
@@ -1047,7 +1047,7 @@ func TestReview_CancelInFlightThenNextWorks(t *testing.T) {
 // CREATE TOPIC, then at once the statements a user types next. The next
 // Metadata goes to another broker (round robin), which may not have the new
 // topic yet.
-func TestReview_StatementsRightAfterCreateTopic(t *testing.T) {
+func TestStatementsRightAfterCreateTopic(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		for i := 0; i < 8; i++ {
@@ -1066,7 +1066,7 @@ func TestReview_StatementsRightAfterCreateTopic(t *testing.T) {
 }
 
 // A group that committed offsets for a topic that was dropped since.
-func TestReview_DescribeGroupAfterItsTopicWasDropped(t *testing.T) {
+func TestDescribeGroupAfterItsTopicWasDropped(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "keep", 1)
 	f.spread(t, "gone", 2)
@@ -1085,7 +1085,7 @@ func TestReview_DescribeGroupAfterItsTopicWasDropped(t *testing.T) {
 
 // The completer's names follow the session's own CREATE and DROP at once,
 // not up to 30 s later.
-func TestReview_CompletionNamesFollowCreateAndDrop(t *testing.T) {
+func TestCompletionNamesFollowCreateAndDrop(t *testing.T) {
 	f := newFake(t)
 	_, err := f.sess.Topics(ctxT(t))
 	require.NoError(t, err)

@@ -49,7 +49,7 @@ func keyPages(t *testing.T, s *Session, src string, max int) [][]string {
 // once the first match is shown, \next says there is nothing older,
 // instead of offering empty pages forever because the other partitions'
 // windows (which hold no match) were never marked as read.
-func TestReview8NewestWhereNextEnds(t *testing.T) {
+func TestNewestWhereNextEnds(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, _, _ := queryTopic(t, b)
@@ -65,7 +65,7 @@ func TestReview8NewestWhereNextEnds(t *testing.T) {
 
 // An offset bound at the int64 limit is no bound: offset <= max int64
 // keeps every record (n+1 overflowed and read nothing).
-func TestReview8OffsetBoundAtLimit(t *testing.T) {
+func TestOffsetBoundAtLimit(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, all, _ := queryTopic(t, b)
@@ -80,7 +80,7 @@ func TestReview8OffsetBoundAtLimit(t *testing.T) {
 // looks for new partitions: the partitions the pushdown left out are not
 // new, and reading each from its start (then dropping every record by
 // WHERE) read the whole topic again.
-func TestReview8FollowKeepsPushedPartitions(t *testing.T) {
+func TestFollowKeepsPushedPartitions(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, tr := session(t, b)
 		topic, _, _ := queryTopic(t, b)
@@ -101,7 +101,7 @@ func TestReview8FollowKeepsPushedPartitions(t *testing.T) {
 // read starts at the earliest offset whose timestamp is at or after it,
 // and every record before that offset is older. Compared with the answer
 // computed over every record.
-func TestReview8TimeBoundsNonMonotonic(t *testing.T) {
+func TestTimeBoundsNonMonotonic(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, cl, _ := createSpreadTopic(t, b)
@@ -142,7 +142,7 @@ func TestReview8TimeBoundsNonMonotonic(t *testing.T) {
 // record columns, so the jsonl, csv and tsv writers read it through
 // NextRecord: with FOLLOW that path skipped the backlog (the projection
 // above the scan hands out no records) and showed only new records.
-func TestReview8FollowSixColumnsKeepsBacklog(t *testing.T) {
+func TestFollowSixColumnsKeepsBacklog(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, all, _ := queryTopic(t, b)
@@ -179,7 +179,7 @@ func TestReview8FollowSixColumnsKeepsBacklog(t *testing.T) {
 // EXPLAIN of FROM NEWEST with WHERE says what runs: a backward scan of
 // keys (a Fetch of its own, which may read the whole range when nothing
 // matches) before the page's Fetch; it showed one Fetch and no scan.
-func TestReview8ExplainNewestWhereScan(t *testing.T) {
+func TestExplainNewestWhereScan(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, _, _ := queryTopic(t, b)
@@ -214,7 +214,7 @@ func TestReview8ExplainNewestWhereScan(t *testing.T) {
 // A topic deleted while FOLLOW reads it ends FOLLOW with an error that
 // says so, at the next look for partitions; it was retried without end
 // and named only at Ctrl-C, as a warning about a Fetch error.
-func TestReview8FollowTopicDeleted(t *testing.T) {
+func TestFollowTopicDeleted(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, cl, adm := createSpreadTopic(t, b)
@@ -238,7 +238,7 @@ func TestReview8FollowTopicDeleted(t *testing.T) {
 // scan under CONSUME does: the progress line of a long
 // SELECT key FROM t WHERE ... said "0 rows so far" instead of how far the
 // scan had read.
-func TestReview8ProjectionReportsScanned(t *testing.T) {
+func TestProjectionReportsScanned(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, all, _ := queryTopic(t, b)
@@ -251,7 +251,7 @@ func TestReview8ProjectionReportsScanned(t *testing.T) {
 
 // EXPLAIN's note on WHERE key = ... says it reads every partition only
 // when it does: with PARTITION or WHERE partition = n it read fewer.
-func TestReview8ExplainKeyNoteHonest(t *testing.T) {
+func TestExplainKeyNoteHonest(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic, _, _ := queryTopic(t, b)

@@ -1,7 +1,8 @@
 package main
 
-// Tests from an independent review of the shell; each reproduces a bug the
-// review found (fixed since).
+// The shell at its edges: meta-commands on continuation lines, \next after
+// a forward read, Tab after PRODUCE, Ctrl-C over Tab's list, the README's
+// first command, a script with a byte order mark.
 
 import (
 	"context"
@@ -20,7 +21,7 @@ import (
 // statement being typed; kql appends it to the statement, so \q cannot quit
 // and \x turns into a syntax error whose hint says meta-commands work "in the
 // interactive shell only" -- while the user is in the interactive shell.
-func TestReviewMetaCommandOnAContinuationLineRuns(t *testing.T) {
+func TestMetaCommandOnAContinuationLineRuns(t *testing.T) {
 	h := newHarness(t)
 	r := h.repl("SHOW\n\\x\nTOPICS;\n")
 	if strings.Contains(r.stderr, `unexpected character '\'`) || strings.Contains(r.stderr, "interactive shell only") {
@@ -44,7 +45,7 @@ func TestReviewMetaCommandOnAContinuationLineRuns(t *testing.T) {
 // pages towards the newest record; at the end kql says "no older page: the
 // last CONSUME reached the oldest record", which is the opposite of what
 // happened.
-func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
+func TestNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 	h := newHarness(t)
 	h.exec.answers["Consume"] = func(context.Context, lang.Statement) (result.Result, error) {
 		return pagedResult(result.NewSlice(topicCols, []result.Row{{"orders", int64(1)}}), nil), nil
@@ -58,7 +59,7 @@ func TestReviewNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 // PRODUCE pay<Tab> should complete the topic "payments"; kql also offers the
 // keyword PAYLOAD (an alias of VALUE, which cannot come before the topic), so
 // Tab completes nothing and a second Tab lists "payload" next to "payments".
-func TestReviewTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
+func TestTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
 	got := completions("pay", []string{"produce"}, []string{"payments", "orders"}, nil, nil)
 	if !reflect.DeepEqual(got, []string{"ments "}) {
 		t.Fatalf(`"produce pay<Tab>": got %q, want only the topic ["ments "]`, got)
@@ -68,7 +69,7 @@ func TestReviewTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
 // Ctrl-C while Tab's candidate list is shown only closes the list
 // (chzyer/readline's completer swallows the interrupt): the typed text stays,
 // and the next statement is glued to it.
-func TestReviewPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
+func TestPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
 	_, boot := ptyCluster(t)
 	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history")
 	s.expect(prompt)
@@ -94,7 +95,7 @@ func TestReviewPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
 // The issue and docs/shell.md say the README documents installation, flags
 // and the playground, with `go run ./cmd/kql --playground` as its first
 // command; the repository has no README.md.
-func TestReviewReadmeStartsWithThePlayground(t *testing.T) {
+func TestReadmeStartsWithThePlayground(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatalf("README.md: %v", err)
