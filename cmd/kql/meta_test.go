@@ -48,3 +48,26 @@ func TestNextAtTheEndOfAForwardReadDoesNotSayOldest(t *testing.T) {
 		t.Fatalf("a forward read ended at the newest record, \\next says otherwise:\n%s", r.stderr)
 	}
 }
+
+// \next pages the last CONSUME. After a FOLLOW (which has no pages) it
+// paged the CONSUME before the FOLLOW instead, and ran a statement about
+// another topic; it must say that a FOLLOW has no pages and run nothing.
+func TestNextAfterAFollowDoesNotPageTheConsumeBeforeIt(t *testing.T) {
+	h := newHarness(t)
+	limit := int64(3)
+	older := &lang.Consume{Topic: "orders", Limit: &limit}
+	h.exec.answers["Consume"] = func(_ context.Context, stmt lang.Statement) (result.Result, error) {
+		rows := result.NewSlice(topicCols, []result.Row{{"page", int64(1)}})
+		if stmt.(*lang.Consume).Follow {
+			return rows, nil // a FOLLOW's result has no pages
+		}
+		return pagedResult(rows, older), nil
+	}
+	r := h.repl("CONSUME orders LIMIT 3;\nCONSUME payments FOLLOW;\n\\next\n")
+	if got := h.exec.ranKinds(); !reflect.DeepEqual(got, []string{"Consume", "Consume"}) {
+		t.Fatalf(`\next after a FOLLOW ran %v (the page after the CONSUME before it):`+"\n%s", got, r)
+	}
+	if !strings.Contains(r.stderr, "FOLLOW") || !strings.Contains(r.stderr, "no pages") {
+		t.Errorf(`\next after a FOLLOW must say that a FOLLOW has no pages:`+"\n%s", r.stderr)
+	}
+}
