@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -303,4 +304,25 @@ func TestConsumeFromTimestampWithOnePartitionFailing(t *testing.T) {
 	for _, r := range rows {
 		require.NotEqual(t, int64(0), r[0])
 	}
+}
+
+// An aggregate or ORDER BY reads its whole range: it is a CONSUME with
+// pages for \next, which has no further page, rather than no pager at all
+// (then \next paged the CONSUME before it).
+func TestAggregateAndOrderByHaveNoFurtherPage(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _, _ := queryTopic(t, b)
+		for _, src := range []string{
+			"SELECT count(*) FROM %s LIMIT 1",
+			"SELECT key FROM %s ORDER BY key LIMIT 1",
+		} {
+			src = fmt.Sprintf(src, lang.QuoteName(topic))
+			_, _, res := query(t, s, src)
+			p, ok := PagerOf(res)
+			require.True(t, ok, "%s: the CONSUME \\next sees", src)
+			next, more := p.NextPage()
+			require.False(t, more, "%s: no further page, got %v", src, next)
+		}
+	})
 }

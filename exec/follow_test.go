@@ -240,3 +240,32 @@ func TestFollowTopicDeleted(t *testing.T) {
 		require.ErrorContains(t, f.res.Err(), "was deleted")
 	})
 }
+
+// A FOLLOW's records read (the shell's progress line) count the new
+// records too, matching or not, not only the backlog's; and a FOLLOW has
+// no pages.
+func TestFollowCountsTheNewRecordsItReads(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic := kafkatest.TopicName(t)
+		kafkatest.CreateTopic(t, b, topic, 1, 3, nil)
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		write := func(amounts ...int) {
+			t.Helper()
+			var recs []*kgo.Record
+			for i, a := range amounts {
+				recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("k%d-%d", a, i)), Value: []byte(fmt.Sprintf(`{"amount":%d}`, a))})
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		}
+		write(1, 1, 1) // the backlog: read, none matches
+		f := follow(t, s, fmt.Sprintf("CONSUME %s FROM OLDEST WHERE value.amount = 2 FOLLOW", lang.QuoteName(topic)))
+		_, paged := PagerOf(f.res)
+		require.False(t, paged, "a FOLLOW has no pages")
+		write(1, 1, 2) // one partition: the two that do not match are read before the one that does
+		require.Equal(t, []string{"k2-2"}, f.take(t, 1, 10*time.Second))
+		read, scanning := f.res.Stats().Scanned()
+		require.True(t, scanning)
+		require.EqualValues(t, 6, read, "3 backlog records and 3 new ones read")
+	})
+}
