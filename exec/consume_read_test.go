@@ -27,7 +27,7 @@ import (
 // next page must start at them: the page after a read that stopped at
 // LIMIT neither overlaps nor skips, also for a partition that was read to
 // its end.
-func TestReview9_NextPageAfterRecordsWrittenPastTheEnd(t *testing.T) {
+func TestNextPageAfterRecordsWrittenPastTheEnd(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 2)
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
@@ -75,7 +75,7 @@ func TestReview9_NextPageAfterRecordsWrittenPastTheEnd(t *testing.T) {
 // A transaction still open when CONSUME starts: the read ends at the last
 // stable offset, promptly and without error, on both backends; the
 // transaction's records come once it commits, on the next page.
-func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
+func TestConsumeWithAnOpenTransaction(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		s, _ := session(t, b)
 		topic := kafkatest.TopicName(t)
@@ -135,7 +135,7 @@ func TestReview9_ConsumeWithAnOpenTransaction(t *testing.T) {
 // takes a chunk's last record, then waits for the chunk after it before
 // handing that record out; when the wait ends in the cancellation, the
 // record is neither shown nor left for the next page.
-func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
+func TestNextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
 	f, freezers := newFreezableFake(t)
 	f.spread(t, "t", 1)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.DefaultProduceTopic("t"), kgo.ProducerLinger(0),
@@ -201,7 +201,7 @@ func TestReview9_NextPageAfterCancelWhileWaitingForTheNextChunk(t *testing.T) {
 // keeps rows) stay as they were read. The key and value of a kept row stay
 // right, and so must its headers: NextRecord reuses one header slice from
 // record to record, and Next hands that slice out inside the row.
-func TestReview9_RowsKeptFromNextKeepTheirHeaders(t *testing.T) {
+func TestRowsKeptFromNextKeepTheirHeaders(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 1)
 	var recs []*kgo.Record
@@ -222,7 +222,7 @@ func TestReview9_RowsKeptFromNextKeepTheirHeaders(t *testing.T) {
 // the read running, and the session reads on as before. 30 partitions and a
 // small budget keep lanes waiting on the budget, on the consumer, and in a
 // Fetch when Close comes.
-func TestReview9_CloseAnyTimeLeavesNoGoroutine(t *testing.T) {
+func TestCloseAnyTimeLeavesNoGoroutine(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 30)
 	require.NoError(t, seedRecords(ctxT(t), f.kcl, "t", 30, 30_000))
@@ -273,7 +273,7 @@ func TestReview9_CloseAnyTimeLeavesNoGoroutine(t *testing.T) {
 
 // 1000 partitions and a budget far smaller than one batch per partition:
 // every record comes once, in row order, without a deadlock.
-func TestReview9_ThousandPartitionsSmallBudget(t *testing.T) {
+func TestThousandPartitionsSmallBudget(t *testing.T) {
 	f := newFake(t)
 	const parts = 1000
 	_, err := f.adm.CreateTopic(ctxT(t), parts, 3, nil, "t")
@@ -317,7 +317,7 @@ func TestReview9_ThousandPartitionsSmallBudget(t *testing.T) {
 // scan's merge took every key past every partition (a linear search over
 // map lookups per key), 15 s of CPU for 100 keys per partition, where the
 // forward read of the same records takes a fraction of a second.
-func TestReview9_NewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
+func TestNewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
 	f := newFake(t)
 	const parts = 1000
 	_, err := f.adm.CreateTopic(ctxT(t), parts, 3, nil, "t")
@@ -342,7 +342,7 @@ func TestReview9_NewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
 // Real Kafka moves every partition's leader while CONSUME reads (the
 // reader is many Fetches long on a small budget): every record comes once,
 // in row order, and no partition is reported failed.
-func TestReview9_LeadersMoveMidReadOnKafka(t *testing.T) {
+func TestLeadersMoveMidReadOnKafka(t *testing.T) {
 	r := kafkatest.Shared(t)
 	s, _ := session(t, r)
 	topic := kafkatest.TopicName(t)

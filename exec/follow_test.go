@@ -179,3 +179,93 @@ func TestFollowPicksUpNewPartitionsAndMovedLeaders(t *testing.T) {
 	require.Equal(t, []string{"in-new"}, got)
 	require.Less(t, time.Since(start), 10*time.Second, "a new partition is picked up within 10 s")
 }
+
+// A SELECT list that names the six record columns in their order has the
+// record columns, so the jsonl, csv and tsv writers read it through
+// NextRecord: with FOLLOW that path skipped the backlog (the projection
+// above the scan hands out no records) and showed only new records.
+func TestFollowSixColumnsKeepsBacklog(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, all, _ := queryTopic(t, b)
+		// Bounded (a FOLLOW that showed no backlog would wait for ever),
+		// with room for a loaded real cluster.
+		ctx, cancel := context.WithTimeout(ctxT(t), 15*time.Second)
+		defer cancel()
+		res, err := s.Execute(ctx, parse(t, fmt.Sprintf("SELECT partition, offset, timestamp, key, value, headers FROM %s FROM NEWEST LIMIT 3 FOLLOW", lang.QuoteName(topic))))
+		require.NoError(t, err)
+		defer res.Close()
+		var got []string
+		if rs, ok := res.(result.RecordStream); ok && slices.Equal(rs.Columns(), result.RecordColumns) {
+			for len(got) < 3 {
+				rec, ok := rs.NextRecord()
+				if !ok {
+					break
+				}
+				got = append(got, string(rec.Key))
+			}
+		} else {
+			for len(got) < 3 {
+				row, ok := res.Next()
+				if !ok {
+					break
+				}
+				got = append(got, text(row[3]))
+			}
+		}
+		require.NoError(t, res.Err())
+		require.Equal(t, []string{all[len(all)-3].key, all[len(all)-2].key, all[len(all)-1].key}, got)
+	})
+}
+
+// A topic deleted while FOLLOW reads it ends FOLLOW with an error that
+// says so, at the next look for partitions; it was retried without end
+// and named only at Ctrl-C, as a warning about a Fetch error.
+func TestFollowTopicDeleted(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, cl, adm := createSpreadTopic(t, b)
+		produceKeys(t, cl, topic, []int32{0, 1}, "old")
+		f := follow(t, s, fmt.Sprintf("CONSUME %s FOLLOW", lang.QuoteName(topic)))
+		f.take(t, 2, 10*time.Second)
+		_, err := adm.DeleteTopics(ctxT(t), topic)
+		require.NoError(t, err)
+		select {
+		case _, ok := <-f.rows:
+			require.False(t, ok, "no rows after the topic is deleted")
+		case <-time.After(followNewPartitions + 10*time.Second):
+			t.Fatal("FOLLOW goes on after its topic was deleted")
+		}
+		<-f.done
+		require.ErrorContains(t, f.res.Err(), "was deleted")
+	})
+}
+
+// A FOLLOW's records read (the shell's progress line) count the new
+// records too, matching or not, not only the backlog's; and a FOLLOW has
+// no pages.
+func TestFollowCountsTheNewRecordsItReads(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic := kafkatest.TopicName(t)
+		kafkatest.CreateTopic(t, b, topic, 1, 3, nil)
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		write := func(amounts ...int) {
+			t.Helper()
+			var recs []*kgo.Record
+			for i, a := range amounts {
+				recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(fmt.Sprintf("k%d-%d", a, i)), Value: []byte(fmt.Sprintf(`{"amount":%d}`, a))})
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+		}
+		write(1, 1, 1) // the backlog: read, none matches
+		f := follow(t, s, fmt.Sprintf("CONSUME %s FROM OLDEST WHERE value.amount = 2 FOLLOW", lang.QuoteName(topic)))
+		_, paged := PagerOf(f.res)
+		require.False(t, paged, "a FOLLOW has no pages")
+		write(1, 1, 2) // one partition: the two that do not match are read before the one that does
+		require.Equal(t, []string{"k2-2"}, f.take(t, 1, 10*time.Second))
+		read, scanning := f.res.Stats().Scanned()
+		require.True(t, scanning)
+		require.EqualValues(t, 6, read, "3 backlog records and 3 new ones read")
+	})
+}

@@ -20,7 +20,7 @@ import (
 // the statement began: once it answers, FOLLOW shows what is written to it
 // from then on, not its whole history as if every old record were new.
 // (kfake only: it fails ListOffsets for that partition's leader on cue.)
-func TestReview8FollowFailedPartitionStartsAtEnd(t *testing.T) {
+func TestFollowFailedPartitionStartsAtEnd(t *testing.T) {
 	f := kafkatest.NewFake(t)
 	s, _ := session(t, f)
 	topic := kafkatest.TopicName(t)

@@ -329,3 +329,18 @@ func text(v any) string {
 	}
 	return fmt.Sprint(v)
 }
+
+// A scan under a SELECT list reports how many records it read, as the
+// scan under CONSUME does: the progress line of a long
+// SELECT key FROM t WHERE ... said "0 rows so far" instead of how far the
+// scan had read.
+func TestProjectionReportsScanned(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, all, _ := queryTopic(t, b)
+		_, _, res := query(t, s, fmt.Sprintf("SELECT key FROM %s WHERE key = 'none' LIMIT ALL", lang.QuoteName(topic)))
+		read, ok := res.Stats().Scanned()
+		require.True(t, ok, "a SELECT list's result reports what its scan read")
+		require.EqualValues(t, len(all), read)
+	})
+}

@@ -19,7 +19,7 @@ import (
 // the other: the broker kql asks may not know it yet while the others do.
 // kql must not call such a topic missing; a topic no broker knows still is.
 func TestMetadataAsksTheOtherBrokersBeforeCallingATopicMissing(t *testing.T) {
-	f := newReviewFake(t)
+	f := newTracedFake(t)
 	f.topic(t, "fresh", 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -76,7 +76,7 @@ func TestMetadataAsksTheOtherBrokersBeforeCallingATopicMissing(t *testing.T) {
 // the topic missing. Another broker's error about the topic is more than
 // "unknown" and is the one reported.
 func TestMetadataSecondOpinionFailures(t *testing.T) {
-	f := newReviewFake(t)
+	f := newTracedFake(t)
 	f.topic(t, "fresh", 3)
 	var hang, deny atomic.Bool
 	release := make(chan struct{})
@@ -131,7 +131,7 @@ func TestMetadataSecondOpinionFailures(t *testing.T) {
 // ALTER CONFIGS look the topic up as Metadata does and ask a broker that
 // knows it.
 func TestTopicConfigsAskABrokerThatKnowsTheTopic(t *testing.T) {
-	f := newReviewFake(t)
+	f := newTracedFake(t)
 	f.topic(t, "fresh", 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -160,7 +160,7 @@ func TestTopicConfigsAskABrokerThatKnowsTheTopic(t *testing.T) {
 // for each topic named) while lagging() is true for the broker handling
 // the request. Metadata asking for no topics or all topics is answered as
 // usual.
-func (f *reviewFake) lagBehind(lagging func() bool, keys ...kmsg.Key) {
+func (f *tracedFake) lagBehind(lagging func() bool, keys ...kmsg.Key) {
 	unknown := kerr.UnknownTopicOrPartition.Code
 	for _, key := range keys {
 		f.ControlKey(int16(key), func(req kmsg.Request) (kmsg.Response, error, bool) {

@@ -1,8 +1,8 @@
 package kafka
 
-// Adversarial review of the routing primitives, written by someone who did
-// not write them; the tests reproduce bugs the review found (fixed since) or
-// pin behaviour that was right.
+// The routing primitives when leaders and coordinators move: a retry asks
+// again only for what moved and never drops a partition or a group that
+// answered.
 
 import (
 	"context"
@@ -21,7 +21,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-type reviewFake struct {
+// tracedFake is a 3-broker kfake with a Cluster that records every request
+// it sends.
+type tracedFake struct {
 	*kfake.Cluster
 	cl  *Cluster
 	adm *kadm.Client
@@ -30,14 +32,14 @@ type reviewFake struct {
 	events []TraceEvent
 }
 
-func newReviewFake(t *testing.T) *reviewFake {
+func newTracedFake(t *testing.T) *tracedFake {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (net.Listener, error) {
 		return net.Listen(network, "127.0.0.1:0")
 	}))
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	f := &reviewFake{Cluster: c}
+	f := &tracedFake{Cluster: c}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	f.cl, err = Dial(ctx, Config{Bootstrap: c.ListenAddrs(), Trace: func(e TraceEvent) {
@@ -54,7 +56,7 @@ func newReviewFake(t *testing.T) *reviewFake {
 	return f
 }
 
-func (f *reviewFake) topic(t *testing.T, name string, n int32) []TopicPartition {
+func (f *tracedFake) topic(t *testing.T, name string, n int32) []TopicPartition {
 	t.Helper()
 	_, err := f.adm.CreateTopic(context.Background(), n, 3, nil, name)
 	require.NoError(t, err)
@@ -67,13 +69,13 @@ func (f *reviewFake) topic(t *testing.T, name string, n int32) []TopicPartition 
 }
 
 // forget drops the requests seen so far.
-func (f *reviewFake) forget() {
+func (f *tracedFake) forget() {
 	f.mu.Lock()
 	f.events = nil
 	f.mu.Unlock()
 }
 
-func (f *reviewFake) sent(api string) []TraceEvent {
+func (f *tracedFake) sent(api string) []TraceEvent {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []TraceEvent
@@ -87,8 +89,8 @@ func (f *reviewFake) sent(api string) []TraceEvent {
 
 // Every partition asked for comes back either answered or failed: never
 // neither. Here partition 1 fails for good and partition 2 needs the retry.
-func TestReview_LeadersNeverDropsAPartition(t *testing.T) {
-	f := newReviewFake(t)
+func TestLeadersNeverDropsAPartition(t *testing.T) {
+	f := newTracedFake(t)
 	parts := f.topic(t, "t", 3)
 	fatal := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "t", Partitions: []int32{1}, Err: kerr.UnknownServerError, Count: -1})
 	defer fatal.Remove()
@@ -107,8 +109,8 @@ func TestReview_LeadersNeverDropsAPartition(t *testing.T) {
 
 // The retry carries only the partitions that need it, to their new leader,
 // and one request per broker.
-func TestReview_LeadersRetryOnlyWhatMoved(t *testing.T) {
-	f := newReviewFake(t)
+func TestLeadersRetryOnlyWhatMoved(t *testing.T) {
+	f := newTracedFake(t)
 	parts := f.topic(t, "t", 6)
 	m, err := f.cl.Metadata(context.Background(), []string{"t"})
 	require.NoError(t, err)
@@ -133,8 +135,8 @@ func TestReview_LeadersRetryOnlyWhatMoved(t *testing.T) {
 
 // Two groups on two coordinators, one of which keeps answering
 // NOT_COORDINATOR: the other group's answer is kept, the failing one named.
-func TestReview_CoordinatorsKeepTheGroupsThatAnswered(t *testing.T) {
-	f := newReviewFake(t)
+func TestCoordinatorsKeepTheGroupsThatAnswered(t *testing.T) {
+	f := newTracedFake(t)
 	f.topic(t, "t", 1)
 	var a, b string
 	for i := 0; a == "" || b == ""; i++ {

@@ -14,7 +14,7 @@ import (
 // two (on a TLS and SASL cluster, one handshake instead of two); the trace
 // names the broker the seed is. Later requests route as before.
 func TestFirstRequestReusesTheSeedConnection(t *testing.T) {
-	f := newReviewFake(t)
+	f := newTracedFake(t)
 	var mu sync.Mutex
 	var events []TraceEvent
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -9,7 +9,7 @@ import (
 // key is the four letters "NULL", and WITH (x = NULL) the config value
 // 'NULL' -- a keyword quietly read as a name, the kind of silent surprise
 // the seed warns about. Either is better as an error at NULL.
-func TestReviewNULLIsNotSilentlyTheTextNULL(t *testing.T) {
+func TestNULLIsNotSilentlyTheTextNULL(t *testing.T) {
 	for _, src := range []string{
 		"PRODUCE t VALUE 'a' HEADER NULL 'v'",
 		"CREATE TOPIC t WITH (cleanup.policy = NULL)",

@@ -222,7 +222,9 @@ type app struct {
 	watchNow func() time.Time
 	// pagerForward: the last CONSUME read forward (\next goes newer)
 	pagerForward bool
-	failed       bool // a statement failed or was partial: exit 1
+	// pagerFollow: the last CONSUME was a FOLLOW, which has no pages
+	pagerFollow bool
+	failed      bool // a statement failed or was partial: exit 1
 
 	colorOut, colorErr bool
 	red, yellow        *color.Color
@@ -396,7 +398,7 @@ func (a *app) setConnection(conn *connection) {
 	if conn.setNewPassword != nil {
 		conn.setNewPassword(a.newPassword)
 	}
-	a.pager = nil
+	a.pager, a.pagerFollow = nil, false
 	if a.complete != nil {
 		a.complete.reset(conn.exec)
 	}

@@ -151,3 +151,13 @@ func TestCompletionKeepsACLOperationsToACLStatements(t *testing.T) {
 		t.Errorf("GRANT CLU: %q, want CLUSTER and CLUSTER_ACTION", got)
 	}
 }
+
+// PRODUCE pay<Tab> should complete the topic "payments"; kql also offers the
+// keyword PAYLOAD (an alias of VALUE, which cannot come before the topic), so
+// Tab completes nothing and a second Tab lists "payload" next to "payments".
+func TestTabAfterProduceOffersOnlyWhatCanFollow(t *testing.T) {
+	got := completions("pay", []string{"produce"}, []string{"payments", "orders"}, nil, nil)
+	if !reflect.DeepEqual(got, []string{"ments "}) {
+		t.Fatalf(`"produce pay<Tab>": got %q, want only the topic ["ments "]`, got)
+	}
+}

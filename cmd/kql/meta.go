@@ -231,6 +231,9 @@ func (a *app) metaInclude(ctx context.Context, arg string) error {
 }
 
 func (a *app) metaNext(ctx context.Context, _ string) error {
+	if a.pager == nil && a.pagerFollow {
+		return fmt.Errorf(`\next: the last CONSUME was a FOLLOW, which has no pages: run it without FOLLOW to page through it`)
+	}
 	if a.pager == nil {
 		return fmt.Errorf(`\next pages back through the last CONSUME, and there is none yet`)
 	}

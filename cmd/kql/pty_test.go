@@ -480,3 +480,29 @@ func TestPTYPlayground(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Ctrl-C while Tab's candidate list is shown only closes the list
+// (chzyer/readline's completer swallows the interrupt): the typed text stays,
+// and the next statement is glued to it.
+func TestPTYCtrlCAfterTabCandidatesClearsTheLine(t *testing.T) {
+	_, boot := ptyCluster(t)
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history")
+	s.expect(prompt)
+	completed := false // wait until the background name cache has loaded
+	for i := 0; i < 50 && !completed; i++ {
+		s.send("describe topic inv\t")
+		completed = s.tryExpect(`inventory-updates `, 400*time.Millisecond)
+		s.send("\x03")
+		s.expect(prompt)
+	}
+	if !completed {
+		t.Fatal("Tab never completed the topic name")
+	}
+	s.send("describe topic \t\t") // two topics: the second Tab lists them
+	s.expect(`orders`)
+	time.Sleep(200 * time.Millisecond)
+	s.send("\x03") // drop "describe topic "
+	time.Sleep(200 * time.Millisecond)
+	s.send("SHOW TOPICS;\r")
+	s.expect(`\(2 rows\)`)
+}

@@ -332,3 +332,11 @@ func cmdAvro(ts *testscript.TestScript, neg bool, args []string) {
 	defer cl.Close()
 	ts.Check(cl.ProduceSync(ctx, recs...).FirstErr())
 }
+
+// A script saved with a UTF-8 byte order mark (Windows editors) is KafkaQL
+// all the same.
+func TestScriptWithByteOrderMark(t *testing.T) {
+	if got := scriptText([]byte("\uFEFFSHOW TOPICS;")); got != "SHOW TOPICS;" {
+		t.Fatalf("scriptText kept the BOM: %q", got)
+	}
+}

@@ -91,10 +91,14 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		return failed, &statementError{name, waits.explain(contextCause(ctx, err)), a.who()}
 	}
 	defer res.Close()
-	if p, ok := exec.PagerOf(res); ok {
-		if c, isConsume := stmt.(*lang.Consume); isConsume {
-			a.pager = p
+	if c, isConsume := stmt.(*lang.Consume); isConsume {
+		if p, ok := exec.PagerOf(res); ok {
+			a.pager, a.pagerFollow = p, false
 			a.pagerForward = c.From == nil || (c.From.Kind != lang.FromNewest && c.From.Kind != lang.FromTail)
+		} else if c.Follow {
+			// A FOLLOW has no pages: \next must not page the CONSUME
+			// before it, which may read another topic.
+			a.pager, a.pagerFollow = nil, true
 		}
 	}
 
