@@ -572,8 +572,14 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		r.dec.decode(&r.rec)
 		if r.q != nil {
 			r.q.comp.SetRecord(&r.rec)
-			if r.q.where != nil && !r.q.where.True() {
-				continue
+			if r.q.where != nil {
+				keep := r.q.where.True()
+				if r.evalFailed() {
+					return nil, false
+				}
+				if !keep {
+					continue
+				}
 			}
 		}
 		if r.toSkip > 0 {
@@ -597,6 +603,24 @@ func (r *consumeResult) finish() {
 }
 
 func (r *consumeResult) Err() error { return r.err }
+
+// evalFailed reports whether an expression of the statement met an error
+// (an integer overflow) on the current record; the read then ends with
+// it, for the NULL the expression returned is not its answer.
+func (r *consumeResult) evalFailed() bool {
+	if r.q == nil {
+		return false
+	}
+	err := r.q.comp.Err()
+	if err == nil {
+		return false
+	}
+	if r.err == nil {
+		r.finish()
+		r.err = err
+	}
+	return true
+}
 
 // Scanned is how many records the scan has read, matching or not.
 func (r *consumeResult) Scanned() int64 { return r.scanned.Load() }

@@ -351,7 +351,11 @@ func (p *projectResult) Next() (result.Row, bool) {
 	if _, ok := p.scan.NextRecord(); !ok {
 		return nil, false
 	}
-	return p.proj.Row(), true
+	row := p.proj.Row()
+	if p.scan.evalFailed() {
+		return nil, false
+	}
+	return row, true
 }
 func (p *projectResult) Scanned() int64                  { return p.scan.Scanned() }
 func (p *projectResult) Err() error                      { return p.scan.Err() }
@@ -382,7 +386,14 @@ func (a *aggResult) Next() (result.Row, bool) {
 				return nil, false
 			}
 		}
-		a.rows = result.NewSlice(a.agg.Columns(), a.agg.Rows(int(min(a.limit, math.MaxInt32))))
+		rows, err := a.agg.Rows(int(min(a.limit, math.MaxInt32)))
+		if err != nil {
+			a.err = err
+			a.scan.Close()
+			a.rows = result.NewSlice(a.agg.Columns(), nil)
+			return nil, false
+		}
+		a.rows = result.NewSlice(a.agg.Columns(), rows)
 	}
 	return a.rows.Next()
 }
@@ -456,6 +467,9 @@ func (o *orderResult) Next() (result.Row, bool) {
 				break
 			}
 			keys = o.ord.Keys(keys[:0])
+			if o.scan.evalFailed() {
+				break
+			}
 			cand := sortedRow{keys: keys, seq: seq}
 			seq++
 			if int64(h.Len()) >= o.limit && h.cmp(cand, h.rows[0]) >= 0 {
@@ -463,7 +477,9 @@ func (o *orderResult) Next() (result.Row, bool) {
 			}
 			cand.keys = slices.Clone(keys)
 			if o.proj != nil {
-				cand.row = o.proj.Row()
+				if cand.row = o.proj.Row(); o.scan.evalFailed() {
+					break
+				}
 			} else {
 				cand.row = rec.Clone().Row()
 			}
@@ -471,6 +487,9 @@ func (o *orderResult) Next() (result.Row, bool) {
 			if int64(h.Len()) > o.limit {
 				heap.Pop(h)
 			}
+		}
+		if o.scan.Err() != nil {
+			return nil, false // no partial order: the rows kept are not the first by ORDER BY
 		}
 		o.out = h.rows
 		slices.SortFunc(o.out, h.cmp)
