@@ -101,7 +101,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, outSkip: skip, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
 		dec: s.newRecordDecoder(ctx)}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
@@ -509,6 +509,7 @@ type consumeResult struct {
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
 	scanned     atomic.Int64                   // records read, matching or not (the progress line)
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
+	outSkip     int64                          // rows it skips first (SKIP): aggregates and ORDER BY skip their own rows, as SQL's OFFSET
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
 	warnings    []string                       // said before any record was read (PARTITION FOR KEY)

@@ -370,7 +370,16 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		case l == result.Time && r == result.Time:
 			return result.Int
 		case l == result.Time || r == result.Time:
-			return result.Time
+			other := l + r - result.Time
+			switch other {
+			case result.Int:
+				return result.Time
+			case result.Number:
+				// timestamp - 0.5 is a decimal (it was written as
+				// text in a Time column).
+				return result.Number
+			}
+			return result.Bytes // a path's: the value's own kind decides
 		case l == result.Int && r == result.Int:
 			return result.Int
 		}
