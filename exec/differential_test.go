@@ -44,7 +44,7 @@ func TestQueriesAgreeWithSQLite(t *testing.T) {
 		seed = n
 	}
 	count := envInt(t, "KQL_DIFF_QUERIES", 600)
-	realCount := envInt(t, "KQL_DIFF_REAL_QUERIES", 150)
+	realCount := envInt(t, "KQL_DIFF_REAL_QUERIES", 300)
 	t.Logf("seed %d (KQL_DIFF_SEED=%d reruns these queries)", seed, seed)
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
 		n := count
