@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kql-dev/kql/lang"
@@ -27,8 +28,6 @@ type gx struct{ k, s string }
 type queryGen struct {
 	r      *rand.Rand
 	d      *diffData
-	cte    []string // SQL of the values the CTE computes once per record (paths, headers)
-	cols   map[string]string
 	listed []string // the partitions the last positions() named
 }
 
@@ -40,16 +39,37 @@ func (g *queryGen) pick(n int) int { return g.r.IntN(n) }
 
 func (g *queryGen) chance(pct int) bool { return g.r.IntN(100) < pct }
 
-// cached is a column of the CTE computing sqlExpr once per record.
+// cached is the column of table r that holds sqlExpr, computed once per
+// record when the reference was loaded (diffColumns): JSON paths and
+// header lookups, which are most of the reference's work otherwise.
 func (g *queryGen) cached(sqlExpr string) string {
-	if c, ok := g.cols[sqlExpr]; ok {
-		return c
+	for _, c := range diffColumns() {
+		if c.expr == sqlExpr {
+			return "q." + c.name
+		}
 	}
-	c := fmt.Sprintf("c%d", len(g.cte))
-	g.cols[sqlExpr] = "q." + c
-	g.cte = append(g.cte, sqlExpr+" AS "+c)
-	return "q." + c
+	panic("no precomputed column for " + sqlExpr)
 }
+
+type diffColumn struct{ name, expr string }
+
+// diffColumns are the values the reference computes per record at load:
+// every path the generator reads, header('name') for every name it asks,
+// the headers list and its length.
+var diffColumns = sync.OnceValue(func() []diffColumn {
+	var cs []diffColumn
+	for i, p := range diffPaths {
+		cs = append(cs, diffColumn{fmt.Sprintf("path%d", i), sqlPath("r."+p.col, p.path)})
+	}
+	for _, name := range diffHeaderNames {
+		cs = append(cs, diffColumn{"header_" + name, strings.ReplaceAll(sqlHeader(name), "q.", "r.")})
+	}
+	cs = append(cs, diffColumn{"headers_list", strings.ReplaceAll(sqlHeaders(), "q.", "r.")},
+		diffColumn{"headers_count", strings.ReplaceAll(sqlHeaderCount(), "q.", "r.")})
+	return cs
+})
+
+var diffHeaderNames = []string{"src", "trace", "dup", "none"}
 
 // paths: every member the records have, and some they lack.
 var diffPaths = []struct {
@@ -102,7 +122,7 @@ func (g *queryGen) textLit() gx {
 }
 
 func (g *queryGen) headerCall() gx {
-	name := []string{"src", "trace", "dup", "none"}[g.pick(4)]
+	name := diffHeaderNames[g.pick(len(diffHeaderNames))]
 	k := "header(" + lang.Quote([]byte(name)) + ")"
 	if g.chance(20) {
 		k = "header(" + name + ")"
@@ -632,7 +652,6 @@ func (g *queryGen) groupKey() gx {
 
 // build makes one query.
 func (g *queryGen) build(topic string) diffQuery {
-	g.cte, g.cols = nil, map[string]string{}
 	var (
 		k, sel, from, order, group string
 		where                      = ""
@@ -738,7 +757,7 @@ func (g *queryGen) build(topic string) diffQuery {
 			}
 			desc := g.chance(40)
 			ok = append(ok, x.k+map[bool]string{true: " DESC", false: []string{"", " ASC"}[g.pick(2)]}[desc])
-			if strings.HasPrefix(x.s, g.cols[strings.ReplaceAll(sqlHeaders(), "q.", "r.")]+" ") || x.s == g.cols[strings.ReplaceAll(sqlHeaders(), "q.", "r.")] {
+			if x.s == g.cached(strings.ReplaceAll(sqlHeaders(), "q.", "r.")) {
 				// kql rule: headers lists do not order; rows tie, in scan order.
 				continue
 			}
@@ -762,25 +781,21 @@ func (g *queryGen) build(topic string) diffQuery {
 		clauses = []string{whereK, limK}
 	}
 	k += strings.Join(clauses, "")
-	from = "WITH q AS MATERIALIZED (SELECT r.*"
-	for _, c := range g.cte {
-		from += ", " + c
-	}
-	from += " FROM r) "
+	from = ""
 	var s string
 	switch {
 	case tail:
 		// kql rule: FROM NEWEST and FROM TAIL are the last LIMIT
 		// matches (after SKIP of the newest), shown oldest first.
-		s = from + "SELECT * FROM (SELECT " + sel + ", q.ts AS o_ts, q.p AS o_p, q.off AS o_off FROM q" + cond +
+		s = from + "SELECT * FROM (SELECT " + sel + ", q.ts AS o_ts, q.p AS o_p, q.off AS o_off FROM r AS q" + cond +
 			" ORDER BY q.ts DESC, q.p DESC, q.off DESC" + limS + ") ORDER BY o_ts, o_p, o_off"
 	case agg:
-		s = from + "SELECT " + sel + " FROM q" + cond + group + order + limS
+		s = from + "SELECT " + sel + " FROM r AS q" + cond + group + order + limS
 	case orderBy:
-		s = from + "SELECT " + sel + " FROM q" + cond + order + limS
+		s = from + "SELECT " + sel + " FROM r AS q" + cond + order + limS
 	default:
 		// kql rule: records come in (timestamp, partition, offset) order.
-		s = from + "SELECT " + sel + " FROM q" + cond + " ORDER BY q.ts, q.p, q.off" + limS
+		s = from + "SELECT " + sel + " FROM r AS q" + cond + " ORDER BY q.ts, q.p, q.off" + limS
 	}
 	return diffQuery{kql: k, sql: s}
 }

@@ -108,6 +108,12 @@ func openReference(t *testing.T, d *diffData) *sql.DB {
 		_, err := db.Exec(fmt.Sprintf("UPDATE r SET %[1]sj = CASE WHEN json_valid(CAST(%[1]s AS TEXT)) AND json_type(CAST(%[1]s AS TEXT)) IN ('object', 'array') THEN CAST(%[1]s AS TEXT) END", col))
 		require.NoError(t, err)
 	}
+	for _, c := range diffColumns() {
+		for _, stmt := range []string{"ALTER TABLE r ADD COLUMN " + c.name, "UPDATE r SET " + c.name + " = " + c.expr} {
+			_, err := db.Exec(stmt)
+			require.NoError(t, err, stmt)
+		}
+	}
 	return db
 }
 
