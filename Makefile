@@ -19,7 +19,8 @@
 #   make bench-real  the same on the real 3-broker Kafka cluster of `make cluster`,
 #                    started for the run and stopped after it
 #   make bench-go    the go test benchmarks (-bench . -benchmem)
-#   make fuzz        the parser fuzzers, FUZZTIME each (default 10m)
+#   make fuzz        the parser fuzzers, FUZZTIME each (default 10m), and the
+#                    query differential test against SQLite on a fresh seed
 #   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
 #                    and the schema registry the tests run (Apicurio Registry)
 
@@ -28,6 +29,9 @@ SHELL := /bin/bash
 
 GO        ?= go
 FUZZTIME  ?= 10m
+# How many random queries make fuzz checks against SQLite, on a fresh seed
+# (the test prints it; KQL_DIFF_SEED=<seed> reruns them).
+FUZZQUERIES ?= 5000
 # The real suite starts a 3-JVM cluster per test binary that uses it; on two
 # cores a whole run takes minutes, so the timeout is generous.
 TESTTIMEOUT ?= 30m
@@ -121,6 +125,7 @@ bench-go:
 fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./lang -run '^$$' -fuzz '^FuzzQuoteRoundTrip$$' -fuzztime $(FUZZTIME)
+	KQL_BACKENDS=kfake KQL_DIFF_SEED=random KQL_DIFF_QUERIES=$(FUZZQUERIES) $(GO) test ./exec -count=1 -v -run '^TestQueriesAgreeWithSQLite$$'
 
 cluster:
 	$(GO) build -o bin/kql-cluster ./cmd/kql-cluster

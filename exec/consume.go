@@ -101,7 +101,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		}
 	}
 
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
+	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, outSkip: skip, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
 		dec: s.newRecordDecoder(ctx), stats: &result.Stats{}}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
@@ -513,6 +513,7 @@ type consumeResult struct {
 	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
 	stats       *result.Stats                  // records read (the progress line), warnings, the next page
 	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
+	outSkip     int64                          // rows it skips first (SKIP): aggregates and ORDER BY skip their own rows, as SQL's OFFSET
 	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
 	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
 	warnings    []string                       // said before any record was read (PARTITION FOR KEY)
@@ -591,8 +592,14 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		r.dec.decode(&r.rec)
 		if r.q != nil {
 			r.q.comp.SetRecord(&r.rec)
-			if r.q.where != nil && !r.q.where.True() {
-				continue
+			if r.q.where != nil {
+				keep := r.q.where.True()
+				if r.evalFailed() {
+					return nil, false
+				}
+				if !keep {
+					continue
+				}
 			}
 		}
 		if r.toSkip > 0 {
@@ -618,6 +625,24 @@ func (r *consumeResult) finish() {
 func (r *consumeResult) Err() error { return r.err }
 
 func (r *consumeResult) Stats() *result.Stats { return r.stats }
+
+// evalFailed reports whether an expression of the statement met an error
+// (an integer overflow) on the current record; the read then ends with
+// it, for the NULL the expression returned is not its answer.
+func (r *consumeResult) evalFailed() bool {
+	if r.q == nil {
+		return false
+	}
+	err := r.q.comp.Err()
+	if err == nil {
+		return false
+	}
+	if r.err == nil {
+		r.finish()
+		r.err = err
+	}
+	return true
+}
 
 // warningsNow is the one warning of values WHERE or the SELECT list could
 // not compare or combine, naming the first record where it happened, after

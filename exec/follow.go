@@ -109,9 +109,25 @@ func (f *followResult) Next() (result.Row, bool) {
 		return nil, false
 	}
 	if f.proj != nil {
-		return f.proj.Row(), true
+		row := f.proj.Row()
+		if f.evalFailed() {
+			return nil, false
+		}
+		return row, true
 	}
 	return rec.Clone().Row(), true
+}
+
+// evalFailed ends the follow with an expression's error (an integer
+// overflow) on the current record.
+func (f *followResult) evalFailed() bool {
+	q := f.scan.q
+	if q == nil || q.comp.Err() == nil {
+		return false
+	}
+	f.err = q.comp.Err()
+	f.finish()
+	return true
 }
 
 func (f *followResult) advanceRow() {
@@ -202,8 +218,14 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 			f.scan.dec.decode(&f.rec)
 			if q := f.scan.q; q != nil {
 				q.comp.SetRecord(&f.rec)
-				if q.where != nil && !q.where.True() {
-					continue
+				if q.where != nil {
+					keep := q.where.True()
+					if f.evalFailed() {
+						return nil, false
+					}
+					if !keep {
+						continue
+					}
 				}
 			}
 			return &f.rec, true

@@ -58,6 +58,9 @@ func applyQuery(res result.Result, q *lang.Query, now time.Time) (result.Result,
 		}
 		rows = append(rows, k)
 	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
 	failure := res.Err()
 	if failure != nil && !result.IsPartial(failure) {
 		return nil, failure

@@ -316,7 +316,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &aggResult{scan: r, agg: agg, limit: r.outLimit}, nil
+		return &aggResult{scan: r, agg: agg, limit: r.outLimit, skip: r.outSkip}, nil
 	case st.OrderBy != nil:
 		ord, err := eval.NewOrder(q.comp, st.OrderBy, st.Projection)
 		if err != nil {
@@ -328,7 +328,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 				return nil, err
 			}
 		}
-		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.outLimit}, nil
+		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.outLimit, skip: r.outSkip}, nil
 	case st.Projection != nil:
 		proj, err := eval.NewProjection(q.comp, st.Projection)
 		if err != nil {
@@ -350,19 +350,33 @@ func (p *projectResult) Next() (result.Row, bool) {
 	if _, ok := p.scan.NextRecord(); !ok {
 		return nil, false
 	}
-	return p.proj.Row(), true
+	row := p.proj.Row()
+	if p.scan.evalFailed() {
+		return nil, false
+	}
+	return row, true
 }
 func (p *projectResult) Err() error           { return p.scan.Err() }
 func (p *projectResult) Close()               { p.scan.Close() }
 func (p *projectResult) Stats() *result.Stats { return p.scan.Stats() }
 
-// aggResult reads the whole range, then returns the groups.
+// aggResult reads the whole range, then returns the groups: SKIP of them
+// first, then at most LIMIT.
 type aggResult struct {
 	scan  *consumeResult
 	agg   *eval.Aggregation
 	limit int64
+	skip  int64
 	rows  *result.Slice
 	err   error
+}
+
+// satAdd is a + b for row counts, at most math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func (a *aggResult) Columns() []result.Column { return a.agg.Columns() }
@@ -379,7 +393,15 @@ func (a *aggResult) Next() (result.Row, bool) {
 				return nil, false
 			}
 		}
-		a.rows = result.NewSlice(a.agg.Columns(), a.agg.Rows(int(min(a.limit, math.MaxInt32))))
+		rows, err := a.agg.Rows(int(min(satAdd(a.limit, a.skip), math.MaxInt32)))
+		if err != nil {
+			a.err = err
+			a.scan.Close()
+			a.rows = result.NewSlice(a.agg.Columns(), nil)
+			return nil, false
+		}
+		rows = rows[min(int64(len(rows)), a.skip):]
+		a.rows = result.NewSlice(a.agg.Columns(), rows)
 	}
 	return a.rows.Next()
 }
@@ -399,6 +421,7 @@ type orderResult struct {
 	ord   *eval.Order
 	proj  *eval.Projection // nil: the six record columns
 	limit int64
+	skip  int64 // the first rows by ORDER BY that SKIP leaves out
 	out   []sortedRow
 	i     int
 	done  bool
@@ -444,6 +467,7 @@ func (o *orderResult) Next() (result.Row, bool) {
 	if !o.done {
 		o.done = true
 		h := &topHeap{ord: o.ord}
+		keep := satAdd(o.limit, o.skip) // the rows SKIP leaves out are among the first by ORDER BY too
 		var seq int64
 		var keys []eval.Value
 		for {
@@ -452,24 +476,33 @@ func (o *orderResult) Next() (result.Row, bool) {
 				break
 			}
 			keys = o.ord.Keys(keys[:0])
+			if o.scan.evalFailed() {
+				break
+			}
 			cand := sortedRow{keys: keys, seq: seq}
 			seq++
-			if int64(h.Len()) >= o.limit && h.cmp(cand, h.rows[0]) >= 0 {
+			if int64(h.Len()) >= keep && h.cmp(cand, h.rows[0]) >= 0 {
 				continue // not better than the worst row kept
 			}
 			cand.keys = slices.Clone(keys)
 			if o.proj != nil {
-				cand.row = o.proj.Row()
+				if cand.row = o.proj.Row(); o.scan.evalFailed() {
+					break
+				}
 			} else {
 				cand.row = rec.Clone().Row()
 			}
 			heap.Push(h, cand)
-			if int64(h.Len()) > o.limit {
+			if int64(h.Len()) > keep {
 				heap.Pop(h)
 			}
 		}
+		if o.scan.Err() != nil {
+			return nil, false // no partial order: the rows kept are not the first by ORDER BY
+		}
 		o.out = h.rows
 		slices.SortFunc(o.out, h.cmp)
+		o.out = o.out[min(int64(len(o.out)), o.skip):]
 	}
 	if o.i >= len(o.out) {
 		return nil, false

@@ -344,3 +344,33 @@ func TestProjectionReportsScanned(t *testing.T) {
 		require.EqualValues(t, len(all), read)
 	})
 }
+
+// TestSkipAppliesToOrderByAndAggregates: SKIP leaves out the first rows
+// ORDER BY or an aggregation returns, as SQL's OFFSET does (the
+// differential test found it silently dropped there).
+func TestSkipAppliesToOrderByAndAggregates(t *testing.T) {
+	b := kafkatest.NewFake(t)
+	s, _ := session(t, b)
+	topic, _, _ := queryTopic(t, b)
+	cases := []struct {
+		src  string
+		want []string
+	}{
+		{"SELECT key FROM %s ORDER BY key LIMIT 3 SKIP 2", []string{"c-0002", "c-0003", "c-0004"}},
+		{"SELECT key FROM %s ORDER BY key DESC LIMIT 2 OFFSET 1", []string{"c-0358", "c-0357"}},
+		{"SELECT key, count(*) FROM %s GROUP BY key ORDER BY 1 DESC LIMIT 2 SKIP 1", []string{"c-0358", "c-0357"}},
+		{"SELECT value.status, count(*) FROM %s GROUP BY value.status SKIP 1", []string{"failed", "refunded"}},
+		{"SELECT value.status, count(*) FROM %s GROUP BY value.status SKIP 3", nil},
+	}
+	for _, tc := range cases {
+		src := fmt.Sprintf(tc.src, lang.QuoteName(topic))
+		rows, _, _ := query(t, s, src)
+		var got []string
+		for _, r := range rows {
+			got = append(got, string(r[0].([]byte)))
+		}
+		require.Equal(t, tc.want, got, src)
+	}
+	rows, _, _ := query(t, s, "SELECT count(*) FROM "+lang.QuoteName(topic)+" SKIP 1")
+	require.Empty(t, rows, "SKIP 1 of the one row of an aggregate without GROUP BY")
+}

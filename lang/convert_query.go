@@ -226,6 +226,24 @@ func (ps *parseState) checkRecordQuery(c *Consume, items []*gSelItem, orderBy []
 	for _, it := range orderBy {
 		g := it.X.(*gExpr)
 		item := OrderItem{Desc: strings.EqualFold(it.Dir, "DESC")}
+		if n, ok := g.X.(*IntLit); ok && len(g.errs) == 0 && startsWithDigit(ps.src, g.Pos) {
+			// A number is a column's position, as in SQL: ORDER BY 2 is
+			// the second column, not the constant 2 (which orders nothing).
+			cols := len(c.Projection)
+			if cols == 0 {
+				cols = 6 // CONSUME and SELECT *: the six record columns
+			}
+			if n.V < 1 || n.V > int64(cols) {
+				e := ps.errAt(g.Pos, "ORDER BY %d: a number in ORDER BY is a column's position, and the result has %d columns", n.V, cols)
+				e.Hint = fmt.Sprintf("order by a position from 1 to %d, or by an expression", cols)
+				return e
+			}
+			if c.Projection != nil {
+				item.X, item.Alias = c.Projection[n.V-1].X, int(n.V)
+			} else {
+				item.X = &Column{Name: RecordColumns[n.V-1]}
+			}
+		}
 		if col, ok := g.X.(*Column); ok && col.Path == nil && len(g.errs) == 0 {
 			for i, p := range c.Projection {
 				if p.As != "" && strings.EqualFold(p.As, col.Name) {
@@ -234,7 +252,7 @@ func (ps *parseState) checkRecordQuery(c *Consume, items []*gSelItem, orderBy []
 				}
 			}
 		}
-		if item.Alias == 0 {
+		if item.Alias == 0 && item.X == nil {
 			sc := recordScope(aggregating)
 			sc.clause = "ORDER BY"
 			x, e := ps.expr(g, sc)
@@ -283,6 +301,12 @@ func (ps *parseState) checkRecordQuery(c *Consume, items []*gSelItem, orderBy []
 // ungrouped returns the first part of x that an aggregating SELECT cannot
 // show: a column outside any aggregate and outside every GROUP BY
 // expression. nil means x is fine.
+// startsWithDigit reports whether the expression at pos is written as a
+// bare number: ORDER BY 2 is a position, ORDER BY -(-2) or (2) the constant.
+func startsWithDigit(src string, pos lexer.Position) bool {
+	return pos.Offset < len(src) && src[pos.Offset] >= '0' && src[pos.Offset] <= '9'
+}
+
 func ungrouped(x Expr, groupBy []Expr) Expr {
 	var bad Expr
 	var visit func(Expr) bool

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -85,6 +86,9 @@ func NewAggregation(c *Compiler, st *lang.Consume) (*Aggregation, error) {
 		a.args = append(a.args, arg)
 		return &aggResultNode{a: a, i: len(a.specs) - 1}, nil
 	}
+	if err := uniqueNames(st.Projection); err != nil {
+		return nil, err
+	}
 	for _, it := range st.Projection {
 		n, err := c.compile(it.X, lookup)
 		if err != nil {
@@ -144,7 +148,7 @@ func (a *Aggregation) Add() error {
 		}
 		acc.add(e, v)
 	}
-	return nil
+	return e.err
 }
 
 func (a *Aggregation) newGroup() *group {
@@ -160,13 +164,20 @@ func (a *Aggregation) Groups() int { return len(a.list) }
 
 // Rows returns one row per group, sorted by ORDER BY (else in the order
 // the groups first appeared), at most limit rows (limit <= 0: all). With
-// no GROUP BY there is always exactly one row, also over no records.
-func (a *Aggregation) Rows(limit int) []result.Row {
+// no GROUP BY there is always exactly one row, also over no records. An
+// error is the first an evaluation met (Compiler.Err), also one from the
+// records added.
+func (a *Aggregation) Rows(limit int) ([]result.Row, error) {
 	groups := a.list
 	if len(a.keys) == 0 && len(groups) == 0 {
 		groups = []*group{a.newGroup()}
 	}
 	e := &a.c.env
+	if e.err != nil {
+		return nil, e.err
+	}
+	e.inGroup = true
+	defer func() { e.inGroup = false }()
 	type sorted struct {
 		g    *group
 		keys []Value
@@ -194,7 +205,10 @@ func (a *Aggregation) Rows(limit int) []result.Row {
 		}
 		rows = append(rows, row)
 	}
-	return rows
+	if e.err != nil {
+		return nil, e.err
+	}
+	return rows, nil
 }
 
 type groupKeyNode struct {
@@ -304,31 +318,47 @@ func (a *countDistinct) add(_ *env, v Value) {
 }
 func (a *countDistinct) result() Value { return Value{K: Int, I: int64(len(a.seen))} }
 
-// minMax keeps the least or greatest value; values that do not compare
-// with it are skipped with a warning.
+// minMax keeps the least or greatest value. A group whose values are of
+// kinds that do not compare (a number and a text) has no least or
+// greatest: its result is NULL, with the warning, whatever order the
+// records came in (the first value of a second kind always meets the
+// kept value of the first, so mixed is set exactly when the group mixes).
 type minMax struct {
-	max  bool
-	v    Value
-	text string
+	max   bool
+	v     Value
+	mixed bool
+	text  string
 }
 
 func (a *minMax) add(e *env, v Value) {
 	if v.K == Null {
 		return
 	}
-	if a.v.K == Null {
+	if a.v.K == Null && !a.mixed {
 		a.v = v.Clone()
 		return
 	}
 	c, ok := compare(e, v, a.v, a.text)
-	if ok && (c < 0 && !a.max || c > 0 && a.max) {
+	if !ok {
+		a.mixed = true
+		return
+	}
+	if c < 0 && !a.max || c > 0 && a.max {
 		a.v = v.Clone()
 	}
 }
-func (a *minMax) result() Value { return a.v }
 
-// sum is sum(e) and avg(e): integers sum exactly (as decimals once they
-// would overflow), decimals as float64; text is skipped with a warning.
+func (a *minMax) result() Value {
+	if a.mixed {
+		return null
+	}
+	return a.v
+}
+
+// sum is sum(e) and avg(e): integers sum exactly, decimals as float64;
+// text is skipped with a warning. A sum of integers past the 64-bit range
+// is an error (RangeError), as + is; avg, a decimal anyway, goes on in
+// float64 from there.
 type sum struct {
 	avg   bool
 	n     int64
@@ -344,10 +374,13 @@ func (a *sum) add(e *env, v Value) {
 		return
 	case Int:
 		if !a.float {
-			s := a.i + v.I
-			if (s > a.i) == (v.I > 0) || v.I == 0 {
+			if s, ok := addInt(a.i, v.I); ok {
 				a.i = s
 				a.n++
+				return
+			}
+			if !a.avg {
+				e.fail(&RangeError{Expr: a.text, What: fmt.Sprintf("the sum %d + %d", a.i, v.I), Where: e.where(), Sum: true})
 				return
 			}
 			a.float, a.f = true, float64(a.i)
@@ -409,5 +442,29 @@ func compareForSort(a, b Value) int {
 	if c, ok := Compare(a, b); ok {
 		return c
 	}
-	return int(a.K) - int(b.K)
+	if c := cmp.Compare(sortRank(a), sortRank(b)); c != 0 {
+		return c
+	}
+	return 0 // two headers lists, or two NaNs
+}
+
+// sortRank orders the kinds that do not compare, so that ORDER BY is one
+// total order whatever the records' order: FALSE < TRUE < numbers (and
+// timestamps, which compare with them) < a decimal NaN < text < headers;
+// NULL is apart (last, first with DESC).
+func sortRank(v Value) int {
+	switch v.K {
+	case Bool:
+		return 0
+	case Int, Time:
+		return 1
+	case Float:
+		if math.IsNaN(v.F) {
+			return 2
+		}
+		return 1
+	case Bytes:
+		return 3
+	}
+	return 4
 }

@@ -44,6 +44,28 @@ type env struct {
 	slots   []Value
 	slotGen []uint64
 	warn    *Warnings
+	err     error // the first error (an integer overflow): it ends the statement
+	inGroup bool  // evaluating an aggregate's result, after the last record
+}
+
+// where names the record or row being evaluated, for warnings and errors.
+func (e *env) where() string {
+	switch {
+	case e.inGroup:
+		return "in a group's result"
+	case e.rec != nil:
+		return fmt.Sprintf("partition %d offset %d", e.rec.Partition, e.rec.Offset)
+	case e.rowNum > 0:
+		return fmt.Sprintf("row %d", e.rowNum)
+	}
+	return ""
+}
+
+// fail keeps the first error of the statement.
+func (e *env) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
 }
 
 // NewRecordCompiler returns a compiler for expressions over records: the
@@ -83,6 +105,11 @@ func (c *Compiler) SetRow(row result.Row) {
 	c.env.rowNum++
 	c.env.gen++
 }
+
+// Err is the first error an evaluation met (an integer overflow, see
+// RangeError), or nil. It is sticky: once set, the statement must stop and
+// report it, for the value the expression returned (NULL) is not its answer.
+func (c *Compiler) Err() error { return c.env.err }
 
 // Expr is a compiled expression.
 type Expr struct {
@@ -159,7 +186,7 @@ func (c *Compiler) compile(e lang.Expr, aggs aggLookup) (node, error) {
 		if e.Op == lang.OpNot {
 			return &notNode{x: x, text: text}, nil
 		}
-		return &arithNode{op: lang.OpSub, l: constNode{Value{K: Int}}, r: x, text: text}, nil
+		return &arithNode{op: lang.OpSub, l: constNode{Value{K: Int}}, r: x, text: text, neg: true}, nil
 	case *lang.Binary:
 		l, err := c.compile(e.L, aggs)
 		if err != nil {
@@ -343,7 +370,16 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		case l == result.Time && r == result.Time:
 			return result.Int
 		case l == result.Time || r == result.Time:
-			return result.Time
+			other := l + r - result.Time
+			switch other {
+			case result.Int:
+				return result.Time
+			case result.Number:
+				// timestamp - 0.5 is a decimal (it was written as
+				// text in a Time column).
+				return result.Number
+			}
+			return result.Bytes // a path's: the value's own kind decides
 		case l == result.Int && r == result.Int:
 			return result.Int
 		}
@@ -364,11 +400,37 @@ func (c *Compiler) typeOf(e lang.Expr) result.Type {
 		case "avg":
 			return result.Number
 		case "coalesce":
-			return c.typeOf(e.Args[0])
+			return c.commonType(e.Args)
 		}
 		return result.Bytes
 	}
 	return result.String
+}
+
+// commonType is the type of a value that may come from any of args
+// (coalesce): their one type when they agree (NULL literals aside), Number
+// for integers mixed with decimals, else Bytes, the type a JSON path has,
+// whose values are written each by its own kind (a number as a number).
+func (c *Compiler) commonType(args []lang.Expr) result.Type {
+	var t result.Type
+	for _, a := range args {
+		if _, ok := a.(*lang.NullLit); ok {
+			continue
+		}
+		at := c.typeOf(a)
+		switch {
+		case t == 0 || t == at:
+			t = at
+		case (t == result.Int || t == result.Number) && (at == result.Int || at == result.Number):
+			t = result.Number
+		default:
+			return result.Bytes
+		}
+	}
+	if t == 0 {
+		return result.String // only NULLs
+	}
+	return t
 }
 
 func (c *Compiler) column(e *lang.Column) (node, error) {

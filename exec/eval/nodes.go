@@ -2,6 +2,8 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -81,9 +83,10 @@ func schemaID(s result.WireSchema, b []byte) Value {
 // pathNode reads a JSON path from the record's key or value with gjson,
 // directly on the bytes, at most once per record (slot caches it).
 type pathNode struct {
-	key  bool
-	path string
-	slot int
+	key     bool
+	path    string
+	slot    int
+	compact bytes.Buffer // an object's or array's compacted text, reused
 }
 
 func (n *pathNode) eval(e *env) Value {
@@ -97,9 +100,24 @@ func (n *pathNode) eval(e *env) Value {
 	v := null
 	if looksJSON(src) {
 		v = fromJSON(gjson.Get(unsafeString(src), n.path))
+		if v.J && v.K == Bytes && hasSpace(v.B) {
+			// One canonical form, the compacted text jsonl shows: objects
+			// that differ only in spacing are equal, group and count
+			// DISTINCT as one.
+			n.compact.Reset()
+			if json.Compact(&n.compact, v.B) == nil {
+				v.B = n.compact.Bytes()
+			}
+		}
 	}
 	e.slots[n.slot], e.slotGen[n.slot] = v, e.gen
 	return v
+}
+
+// hasSpace reports whether JSON text may hold spacing to compact (spaces
+// inside strings count too: compacting keeps them, at a small cost).
+func hasSpace(b []byte) bool {
+	return bytes.ContainsAny(b, " \t\n\r")
 }
 
 // looksJSON is the cheap test that keeps gjson off values that are not
@@ -323,6 +341,7 @@ type arithNode struct {
 	op   lang.Op
 	l, r node
 	text string
+	neg  bool // unary minus: 0 - x
 }
 
 func (n *arithNode) eval(e *env) Value {
@@ -371,31 +390,62 @@ func (n *arithNode) eval(e *env) Value {
 	}
 	x, y := a.I, b.I
 	var v int64
+	ok := true
 	switch n.op {
 	case lang.OpAdd:
-		v = x + y
+		v, ok = addInt(x, y)
 	case lang.OpSub:
-		v = x - y
+		v, ok = subInt(x, y)
 	case lang.OpMul:
-		v = x * y
+		v, ok = mulInt(x, y)
 	case lang.OpDiv, lang.OpMod:
 		if y == 0 {
 			e.warn.divisionByZero(e, n.text)
 			return null
 		}
-		if y == -1 { // MinInt64 / -1 overflows
-			if n.op == lang.OpDiv {
-				v = -x
-			}
-			break
-		}
-		if n.op == lang.OpDiv {
+		switch {
+		case y == -1 && n.op == lang.OpMod:
+			v = 0 // MinInt64 % -1 would trap
+		case y == -1:
+			v, ok = subInt(0, x) // MinInt64 / -1 is past the range
+		case n.op == lang.OpDiv:
 			v = x / y
-		} else {
+		default:
 			v = x % y
 		}
 	}
+	if !ok {
+		what := fmt.Sprintf("%d %s %d", x, n.op, y)
+		if n.neg {
+			what = fmt.Sprintf("-(%d)", y)
+		}
+		e.fail(&RangeError{Expr: n.text, What: what, Where: e.where()})
+		return null
+	}
 	return Value{K: kind, I: v}
+}
+
+// addInt, subInt and mulInt are 64-bit integer arithmetic that reports an
+// overflow instead of wrapping around.
+func addInt(x, y int64) (int64, bool) {
+	s := x + y
+	return s, (s > x) == (y > 0)
+}
+
+func subInt(x, y int64) (int64, bool) {
+	d := x - y
+	return d, (d < x) == (y > 0)
+}
+
+func mulInt(x, y int64) (int64, bool) {
+	if x == 0 || y == 0 {
+		return 0, true
+	}
+	p := x * y
+	if p/y != x || x == -1 && y == math.MinInt64 || y == -1 && x == math.MinInt64 {
+		return p, false
+	}
+	return p, true
 }
 
 type likeNode struct {

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"fmt"
+
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -22,7 +24,30 @@ func NewProjection(c *Compiler, items []lang.SelectItem) (*Projection, error) {
 		p.items = append(p.items, x)
 		p.cols = append(p.cols, result.Column{Name: it.Name(), Type: x.Type})
 	}
+	if err := uniqueNames(items); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// uniqueNames refuses a SELECT list with two columns of one name: json
+// and jsonl write a row as an object keyed by the names, and an object
+// with a key twice keeps only one of them in most readers. Renaming one
+// quietly (a _2 suffix) would hand a json reader a key nobody wrote, and
+// could meet a real column of that name.
+func uniqueNames(items []lang.SelectItem) error {
+	first := map[string]int{}
+	for i, it := range items {
+		name := it.Name()
+		j, ok := first[name]
+		if !ok {
+			first[name] = i
+			continue
+		}
+		return fmt.Errorf("SELECT list: items %d and %d are both named %s; a row needs distinct column names (json and jsonl key each row's object by them): give one a name of its own with AS, as in %s AS %s",
+			j+1, i+1, lang.QuoteName(name), lang.FormatExpr(it.X), lang.QuoteName(fmt.Sprintf("item%d", i+1)))
+	}
+	return nil
 }
 
 // Columns are the projection's output columns: named by AS, else by the

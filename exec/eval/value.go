@@ -144,9 +144,18 @@ func (v Value) Any(t result.Type) any {
 	case result.String, result.Number:
 		return string(v.Text())
 	}
-	if v.J && v.B != nil && t == result.Bytes && v.K != Bytes {
-		// A number's or boolean's JSON text has no spacing to remove.
-		return result.JSON(bytes.Clone(v.B))
+	if t == result.Bytes && v.K != Bytes && v.K != Time {
+		// A Bytes column's type is known only per value (a JSON path,
+		// coalesce of a path and a number): a number or boolean is
+		// written as one, as jsonl writes the record's own JSON.
+		if v.J && v.B != nil {
+			// Its JSON text has no spacing to remove, and keeps 9.50 the
+			// number it was.
+			return result.JSON(bytes.Clone(v.B))
+		}
+		if v.K != Float || !math.IsNaN(v.F) && !math.IsInf(v.F, 0) {
+			return result.JSON(v.Text())
+		}
 	}
 	if v.J && v.B != nil && t == result.Bytes {
 		// A path's raw text keeps the record's own spacing and line

@@ -1,6 +1,9 @@
 package eval
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Warnings holds the one warning a statement's evaluation reports: the
 // first expression that met values it could not handle (kinds that do not
@@ -32,14 +35,13 @@ func (w *Warnings) add(e *env, format string, args ...any) {
 	if w.msg != "" {
 		return
 	}
-	where := ""
-	switch {
-	case e.rec != nil:
-		where = fmt.Sprintf("first at partition %d offset %d", e.rec.Partition, e.rec.Offset)
-	case e.rowNum > 0:
-		where = fmt.Sprintf("first at row %d", e.rowNum)
+	w.msg = fmt.Sprintf(format, args...)
+	if where := e.where(); where != "" {
+		if !e.inGroup {
+			where = "first at " + where
+		}
+		w.msg += " (" + where + ")"
 	}
-	w.msg = fmt.Sprintf(format, args...) + " (" + where + ")"
 }
 
 func article(k Kind) string {
@@ -88,4 +90,30 @@ func (w *Warnings) notNumber(e *env, text string, k Kind) {
 		return
 	}
 	w.add(e, "%s: %s is not a number, so it is left out", text, article(k))
+}
+
+// RangeError is an integer result past the 64-bit range (PostgreSQL's
+// "bigint out of range"): kql never wraps it around. It names the
+// expression, the operands and the record or row where it happened, and
+// ends the statement.
+type RangeError struct {
+	Expr  string // the expression, as KafkaQL
+	What  string // the operation: "9223372036854775807 + 1", "the sum"
+	Where string // "partition 0 offset 7", "row 3", "in a group's result"
+	Sum   bool
+}
+
+func (e *RangeError) Error() string {
+	fix := "multiply an operand by 1.0 for a decimal result"
+	if e.Sum {
+		fix = "sum a decimal instead, as in sum(x * 1.0)"
+	}
+	where := ""
+	if e.Where != "" {
+		where = " at " + e.Where
+		if strings.HasPrefix(e.Where, "in ") {
+			where = " " + e.Where
+		}
+	}
+	return fmt.Sprintf("%s: bigint out of range: %s is past the 64-bit integer range (-9223372036854775808 to 9223372036854775807)%s; %s", e.Expr, e.What, where, fix)
 }
