@@ -60,6 +60,11 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	}
 	plan := &shareResetPlan{create: !found, lag: map[kafka.TopicPartition]int64{}}
 	current := map[kafka.TopicPartition]int64{}
+	// Every partition the group has share state for, including those
+	// with no start offset yet (-1: initialized when a member subscribed,
+	// never fetched). kafka-share-groups.sh resets them too; left out,
+	// they would start at share.auto.offset.reset when first fetched.
+	stateful := map[kafka.TopicPartition]bool{}
 	if found {
 		offs, ofail, err := s.cl.ShareGroupOffsets(ctx, []string{st.Group})
 		if err != nil {
@@ -78,6 +83,9 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 				if so.Lag >= 0 {
 					plan.lag[so.TP] = so.Lag
 				}
+				stateful[so.TP] = true
+			default:
+				stateful[so.TP] = true
 			}
 		}
 		if len(failed) > 0 {
@@ -86,14 +94,14 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	}
 	var parts []kafka.TopicPartition
 	if st.Topic == nil {
-		if len(current) == 0 {
+		if len(stateful) == 0 {
 			if !found {
 				return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
 			}
-			return nil, fmt.Errorf("%s: the share group has no start offsets yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+			return nil, fmt.Errorf("%s: the share group has no share state for any partition yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
 		}
 		var gone []string
-		for tp := range current {
+		for tp := range stateful {
 			if m.Topics[tp.Topic] == nil {
 				if !slices.Contains(gone, tp.Topic) {
 					gone = append(gone, tp.Topic)

@@ -1,0 +1,52 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// A share group's partitions whose share state is initialized but has no
+// start offset yet (-1: subscribed, never fetched) are reset too, as
+// kafka-share-groups.sh --reset-offsets does without --topic: skipped,
+// they would later start at share.auto.offset.reset (latest) and never
+// deliver the records the reset was meant to bring back.
+func TestResetShareGroupIncludesPartitionsWithNoStartOffsetYet(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 4)
+	group := "queue"
+	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0}, To: lang.ResetTarget{Kind: lang.ResetOffset, Offset: 2}, Execute: true})
+	// The coordinator answers as Kafka 4.x does for partitions 1 and 2,
+	// initialized at subscription but never fetched: start offset -1.
+	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+		resp.Version = req.GetVersion()
+		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+		g.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
+		rt.Topic = "t"
+		for p, start := range []int64{2, -1, -1} {
+			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
+			rp.Partition, rp.StartOffset, rp.Lag = int32(p), start, -1
+			if start >= 0 {
+				rp.Lag = 4 - start
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		g.Topics = append(g.Topics, rt)
+		resp.Groups = append(resp.Groups, g)
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.Equal(t, []result.Row{
+		{"t", int64(0), int64(2), int64(0), int64(2), int64(4)},
+		{"t", int64(1), nil, int64(0), nil, int64(4)},
+		{"t", int64(2), nil, int64(0), nil, int64(4)},
+	}, rows)
+}
