@@ -51,6 +51,8 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err != nil {
 			return true, err
 		}
+		p.perBroker("ShareGroupDescribe", m, map[int32][]string{id: {x.Group + " (a share group is refused)"}})
+		p.any("FindCoordinator", x.Group)
 		p.perBroker("DeleteGroups", m, map[int32][]string{id: {x.Group}})
 	case *lang.ResetGroup:
 		id, err := s.explainCoordinator(ctx, p, x.Group)

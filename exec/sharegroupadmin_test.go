@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,6 +11,38 @@ import (
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
+
+// DELETE GROUP sends DeleteGroups, which Kafka accepts for every group
+// type: without a check it would delete a share group and its start
+// offsets while the shell asked about "0 committed offsets". It refuses a
+// share group and names the statement that deletes one.
+func TestDeleteGroupRefusesAShareGroup(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 4)
+	group := "queue"
+	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: true})
+
+	q, ask := f.sess.Confirmation(ctxT(t), &lang.DeleteGroup{Group: group})
+	require.False(t, ask, "no question about committed offsets for a share group (asked %q): the statement refuses it", q)
+
+	f.trace.reset()
+	_, _, err := run(t, f.sess, &lang.DeleteGroup{Group: group})
+	require.ErrorContains(t, err, fmt.Sprintf(`DELETE GROUP %q: %q is a share group, not a consumer group: DELETE SHARE GROUP %s deletes it`, group, group, group))
+	require.Empty(t, f.trace.count("DeleteGroups"), "nothing deleted")
+	require.Equal(t, []int32{f.CoordinatorFor(group)}, brokersOf(f.trace, "ShareGroupDescribe"), "asked at the group's coordinator")
+	rows, _ := mustRun(t, f.sess, &lang.DescribeShareGroup{Group: group})
+	require.Len(t, rows, 3, "the share group and its start offsets are still there")
+
+	// EXPLAIN lists the check it makes before DeleteGroups.
+	rows, _ = mustRun(t, f.sess, &lang.Explain{Stmt: &lang.DeleteGroup{Group: group}})
+	var apis []string
+	for _, r := range rows {
+		apis = append(apis, fmt.Sprint(r[1], "@", r[2]))
+	}
+	id := f.CoordinatorFor(group)
+	require.Equal(t, fmt.Sprintf("FindCoordinator@<nil> ShareGroupDescribe@%d FindCoordinator@<nil> DeleteGroups@%d", id, id), strings.Join(apis, " "))
+}
 
 // A share group's partitions whose share state is initialized but has no
 // start offset yet (-1: subscribed, never fetched) are reset too, as
