@@ -60,6 +60,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 			return true, err
 		}
 		p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
+		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
 		if x.Topic == nil {

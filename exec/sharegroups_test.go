@@ -339,3 +339,34 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 		})
 	}
 }
+
+// DESCRIBE GROUP and RESET GROUP of a name no consumer group has ask its
+// coordinator whether it is a share group (to point to the share
+// statement): EXPLAIN lists that request too, on the condition it is sent.
+func TestExplainListsTheShareGroupQuestionOfGroupStatements(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	for _, st := range []lang.Statement{
+		&lang.DescribeGroup{Group: "nope"},
+		&lang.ResetGroup{Group: "nope", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}},
+	} {
+		t.Run(lang.Format(st), func(t *testing.T) {
+			f.trace.reset()
+			_, _, err := run(t, f.sess, st)
+			if _, ok := st.(*lang.DescribeGroup); ok {
+				require.ErrorContains(t, err, "no consumer group named")
+			} else {
+				require.NoError(t, err)
+			}
+			require.NotEmpty(t, f.trace.count("ShareGroupDescribe"), "the statement asks")
+			rows, _ := mustRun(t, f.sess, &lang.Explain{Stmt: st})
+			var planned []string
+			for _, r := range rows {
+				if r[1] == "ShareGroupDescribe" {
+					planned = append(planned, fmt.Sprint(r[3], ": ", r[4]))
+				}
+			}
+			require.Equal(t, []string{"the group's coordinator: only if no consumer group has that name (is it a share group?)"}, planned)
+		})
+	}
+}
