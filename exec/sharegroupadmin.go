@@ -54,6 +54,14 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	if found && (len(g.Members) > 0 || g.State != "Empty") {
 		return nil, shareMembersError(what, g)
 	}
+	if !found {
+		// Every group type shares one namespace: a consumer group's name
+		// cannot become a share group (Kafka refuses the
+		// AlterShareGroupOffsets), so "EXECUTE creates it" would be false.
+		if gs, err := s.groupStatus(ctx, st.Group); err == nil && gs.exists {
+			return nil, fmt.Errorf("%s: %q is a consumer group, not a share group: RESET GROUP %s ... moves its committed offsets", what, st.Group, lang.QuoteName(st.Group))
+		}
+	}
 	m, err := s.cl.Metadata(ctx, nil)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/lang"
@@ -83,4 +85,22 @@ func TestResetShareGroupIncludesPartitionsWithNoStartOffsetYet(t *testing.T) {
 		{"t", int64(1), nil, int64(0), nil, int64(4)},
 		{"t", int64(2), nil, int64(0), nil, int64(4)},
 	}, rows)
+}
+
+// Group names are shared by every group type: RESET SHARE GROUP of a name
+// a consumer group has cannot create a share group (Kafka refuses the
+// AlterShareGroupOffsets), so the dry run must not promise that EXECUTE
+// creates one; it says what the name is and which statement moves it.
+func TestResetShareGroupOfAConsumerGroupSaysSo(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 4)
+	_, err := f.adm.CommitOffsets(ctxT(t), "billing", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 1}))
+	require.NoError(t, err)
+	for _, execute := range []bool{false, true} {
+		f.trace.reset()
+		_, _, err := run(t, f.sess, &lang.ResetShareGroup{Group: "billing", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: execute})
+		require.ErrorContains(t, err, `RESET SHARE GROUP "billing": "billing" is a consumer group, not a share group: RESET GROUP billing ... moves its committed offsets`)
+		require.Empty(t, f.trace.count("AlterShareGroupOffsets"))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,11 +307,13 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 			}
 			// A row with a broker names it; one without ("each group's
 			// coordinator", before the groups are known) names the API.
-			planned, unnamed := map[string]bool{}, map[string]bool{}
+			planned, unnamed, onlyIf := map[string]bool{}, map[string]bool{}, map[string]bool{}
 			for _, r := range rows {
 				api := r[1].(string)
 				switch {
 				case !routed(api):
+				case r[2] == nil && strings.HasPrefix(r[4].(string), "only if"):
+					onlyIf[api] = true // a request on a condition this statement does not meet
 				case r[2] != nil:
 					planned[fmt.Sprintf("%s@%d", api, r[2])] = true
 				default:
@@ -324,6 +327,8 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 			for _, e := range f.trace.events {
 				switch {
 				case !routed(e.API):
+				case onlyIf[e.API]:
+					t.Errorf("sent %s, planned only if its condition holds", e.API)
 				case unnamed[e.API]:
 					sent[e.API] = true
 				default:
