@@ -31,7 +31,7 @@ func shareMembersError(what string, g kafka.ShareGroup) error {
 
 type shareResetPlan struct {
 	rows   []resetRow
-	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it says
+	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it counts lag (-1: it cannot)
 	notes  []string
 	at     int64 // TO d AGO: the time it resolved to, epoch milliseconds
 	create bool  // there is no such share group yet: EXECUTE creates it
@@ -88,7 +88,7 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 				failed = append(failed, so.Err)
 			case so.StartOffset >= 0:
 				current[so.TP] = so.StartOffset
-				if so.Lag >= 0 {
+				if so.BrokerCountsLag {
 					plan.lag[so.TP] = so.Lag
 				}
 				stateful[so.TP] = true
@@ -190,13 +190,16 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	return plan, nil
 }
 
-// lagBefore is a row's lag before the reset: the broker's when it said,
-// else latest - start.
+// lagBefore is a row's lag before the reset: the broker's when it counts
+// lag (nil where it cannot), else latest - start.
 func (p *shareResetPlan) lagBefore(r resetRow) any {
 	if r.current == nil {
 		return nil
 	}
 	if l, ok := p.lag[r.tp]; ok {
+		if l < 0 {
+			return nil
+		}
 		return l
 	}
 	return max(r.latest-*r.current, 0)

@@ -73,14 +73,17 @@ func (s *Session) shareStatus(ctx context.Context, group string) (kafka.ShareGro
 	return g, g.State != "Dead", nil
 }
 
-// shareLag is one partition's lag: the broker's when it says, else latest
-// - start; nil when neither is known.
+// shareLag is one partition's lag: the broker's when it counts lag (nil
+// where it says it cannot, as kafka-share-groups.sh prints "-"), else
+// latest - start; nil when neither is known.
 func shareLag(so kafka.ShareOffset, end *int64) any {
 	switch {
 	case so.Err != nil || so.StartOffset < 0:
 		return nil
 	case so.Lag >= 0:
 		return so.Lag
+	case so.BrokerCountsLag:
+		return nil
 	case end != nil:
 		return max(*end-so.StartOffset, 0)
 	}
@@ -195,7 +198,7 @@ func (s *Session) shareEnds(ctx context.Context, offs map[string][]kafka.ShareOf
 	set := map[kafka.TopicPartition]bool{}
 	for _, os := range offs {
 		for _, so := range os {
-			if so.Err == nil && so.StartOffset >= 0 && (all || so.Lag < 0) {
+			if so.Err == nil && so.StartOffset >= 0 && (all || !so.BrokerCountsLag) {
 				set[so.TP] = true
 			}
 		}

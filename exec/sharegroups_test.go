@@ -375,3 +375,42 @@ func TestExplainListsTheShareGroupQuestionOfGroupStatements(t *testing.T) {
 		})
 	}
 }
+
+// A broker that counts lag (DescribeShareGroupOffsets v1, Kafka 4.2+)
+// answers -1 where it cannot (the partition's end unknown to it). That is
+// NULL, as kafka-share-groups.sh prints "-", not latest - start counted by
+// kql: that count ignores the records already acknowledged past the start
+// offset, so it would show a lag the broker itself does not claim.
+func TestShareLagTheBrokerCannotCountIsNull(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 6)
+	group := "queue"
+	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0, 1}, To: lang.ResetTarget{Kind: lang.ResetOffset, Offset: 2}, Execute: true})
+	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+		resp.Version = req.GetVersion()
+		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+		g.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
+		rt.Topic = "t"
+		for p, lag := range []int64{-1, 3} {
+			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
+			rp.Partition, rp.StartOffset, rp.Lag = int32(p), 2, lag
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		g.Topics = append(g.Topics, rt)
+		resp.Groups = append(resp.Groups, g)
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, &lang.DescribeShareGroup{Group: group})
+	require.Equal(t, []result.Row{
+		{"t", int64(0), int64(2), int64(6), nil, int64(0), nil, nil},
+		{"t", int64(1), int64(2), int64(6), int64(3), int64(0), nil, nil},
+	}, rows)
+	rows, _ = mustRun(t, f.sess, &lang.ShowShareGroups{Like: &group})
+	require.Equal(t, []result.Row{{group, "Empty", int64(f.CoordinatorFor(group)), int64(0), "t", nil}}, rows, "the group's lag is unknown")
+	rows, _ = mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.Equal(t, []any{nil, int64(3)}, []any{rows[0][4], rows[1][4]}, "lag_before")
+}
