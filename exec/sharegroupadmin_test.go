@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -19,31 +20,41 @@ import (
 // offsets while the shell asked about "0 committed offsets". It refuses a
 // share group and names the statement that deletes one.
 func TestDeleteGroupRefusesAShareGroup(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "t", 3)
-	f.produce(t, "t", 3, 4)
-	group := "queue"
-	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: true})
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, tr := session(t, b)
+		topic, _ := spreadTopic(t, b, 4)
+		group := kafkatest.GroupName(t)
+		mustRun(t, s, &lang.ResetShareGroup{Group: group, Topic: &topic, To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: true})
+		coord := kadm.NewClient(kafkatest.Client(t, b)).FindGroupCoordinators(ctxT(t), group)[group]
+		require.NoError(t, coord.Err)
 
-	q, ask := f.sess.Confirmation(ctxT(t), &lang.DeleteGroup{Group: group})
-	require.False(t, ask, "no question about committed offsets for a share group (asked %q): the statement refuses it", q)
+		q, ask := s.Confirmation(ctxT(t), &lang.DeleteGroup{Group: group})
+		require.False(t, ask, "no question about committed offsets for a share group (asked %q): the statement refuses it", q)
 
-	f.trace.reset()
-	_, _, err := run(t, f.sess, &lang.DeleteGroup{Group: group})
-	require.ErrorContains(t, err, fmt.Sprintf(`DELETE GROUP %q: %q is a share group, not a consumer group: DELETE SHARE GROUP %s deletes it`, group, group, group))
-	require.Empty(t, f.trace.count("DeleteGroups"), "nothing deleted")
-	require.Equal(t, []int32{f.CoordinatorFor(group)}, brokersOf(f.trace, "ShareGroupDescribe"), "asked at the group's coordinator")
-	rows, _ := mustRun(t, f.sess, &lang.DescribeShareGroup{Group: group})
-	require.Len(t, rows, 3, "the share group and its start offsets are still there")
+		tr.reset()
+		_, _, err := run(t, s, &lang.DeleteGroup{Group: group})
+		require.ErrorContains(t, err, fmt.Sprintf(`DELETE GROUP %q: %q is a share group, not a consumer group: DELETE SHARE GROUP %s deletes it`, group, group, group))
+		require.Empty(t, tr.count("DeleteGroups"), "nothing deleted")
+		require.Equal(t, []int32{coord.NodeID}, brokersOf(tr, "ShareGroupDescribe"), "asked at the group's coordinator")
+		rows, _ := mustRun(t, s, &lang.DescribeShareGroup{Group: group})
+		require.Len(t, rows, 6, "the share group and its start offsets are still there")
 
-	// EXPLAIN lists the check it makes before DeleteGroups.
-	rows, _ = mustRun(t, f.sess, &lang.Explain{Stmt: &lang.DeleteGroup{Group: group}})
-	var apis []string
-	for _, r := range rows {
-		apis = append(apis, fmt.Sprint(r[1], "@", r[2]))
-	}
-	id := f.CoordinatorFor(group)
-	require.Equal(t, fmt.Sprintf("FindCoordinator@<nil> ShareGroupDescribe@%d FindCoordinator@<nil> DeleteGroups@%d", id, id), strings.Join(apis, " "))
+		// EXPLAIN lists the check it makes before DeleteGroups.
+		rows, _ = mustRun(t, s, &lang.Explain{Stmt: &lang.DeleteGroup{Group: group}})
+		var apis []string
+		for _, r := range rows {
+			apis = append(apis, fmt.Sprint(r[1], "@", r[2]))
+		}
+		id := coord.NodeID
+		require.Equal(t, fmt.Sprintf("FindCoordinator@<nil> ShareGroupDescribe@%d FindCoordinator@<nil> DeleteGroups@%d", id, id), strings.Join(apis, " "))
+
+		// A consumer group is deleted as before, after the same question.
+		cg := kafkatest.GroupName(t) + "-consumer"
+		_, err = kadm.NewClient(kafkatest.Client(t, b)).CommitOffsets(ctxT(t), cg, kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 1}))
+		require.NoError(t, err)
+		rows, _ = mustRun(t, s, &lang.DeleteGroup{Group: cg})
+		require.Equal(t, []result.Row{{cg, "deleted"}}, rows)
+	})
 }
 
 // A share group's partitions whose share state is initialized but has no
@@ -92,15 +103,17 @@ func TestResetShareGroupIncludesPartitionsWithNoStartOffsetYet(t *testing.T) {
 // AlterShareGroupOffsets), so the dry run must not promise that EXECUTE
 // creates one; it says what the name is and which statement moves it.
 func TestResetShareGroupOfAConsumerGroupSaysSo(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "t", 3)
-	f.produce(t, "t", 3, 4)
-	_, err := f.adm.CommitOffsets(ctxT(t), "billing", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 1}))
-	require.NoError(t, err)
-	for _, execute := range []bool{false, true} {
-		f.trace.reset()
-		_, _, err := run(t, f.sess, &lang.ResetShareGroup{Group: "billing", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: execute})
-		require.ErrorContains(t, err, `RESET SHARE GROUP "billing": "billing" is a consumer group, not a share group: RESET GROUP billing ... moves its committed offsets`)
-		require.Empty(t, f.trace.count("AlterShareGroupOffsets"))
-	}
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, tr := session(t, b)
+		topic, _ := spreadTopic(t, b, 4)
+		group := kafkatest.GroupName(t)
+		_, err := kadm.NewClient(kafkatest.Client(t, b)).CommitOffsets(ctxT(t), group, kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 1}))
+		require.NoError(t, err)
+		for _, execute := range []bool{false, true} {
+			tr.reset()
+			_, _, err := run(t, s, &lang.ResetShareGroup{Group: group, Topic: &topic, To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: execute})
+			require.ErrorContains(t, err, fmt.Sprintf(`RESET SHARE GROUP %q: %q is a consumer group, not a share group: RESET GROUP %s ... moves its committed offsets`, group, group, group))
+			require.Empty(t, tr.count("AlterShareGroupOffsets"))
+		}
+	})
 }
