@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -116,4 +118,35 @@ func TestResetShareGroupOfAConsumerGroupSaysSo(t *testing.T) {
 			require.Empty(t, tr.count("AlterShareGroupOffsets"))
 		}
 	})
+}
+
+// A share group's coordinator that moves answers NOT_COORDINATOR: each
+// share request finds it again and is retried there, so RESET SHARE GROUP
+// ... EXECUTE moves every start offset with no partial failure.
+func TestShareRequestsFollowAMovedCoordinator(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 5)
+	group := "queue"
+	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}, Execute: true})
+	before := f.CoordinatorFor(group)
+	for i := 0; i < 100 && f.CoordinatorFor(group) == before; i++ {
+		f.RehashCoordinators()
+	}
+	after := f.CoordinatorFor(group)
+	require.NotEqual(t, before, after, "the coordinator moved")
+	keys := []kmsg.Key{kmsg.ShareGroupDescribe, kmsg.DescribeShareGroupOffsets, kmsg.AlterShareGroupOffsets}
+	var hs []interface{ Hits() int }
+	for _, k := range keys {
+		h := f.Fault(kfake.Fault{Keys: []kmsg.Key{k}, Group: group, Err: kerr.NotCoordinator, Count: 1})
+		defer h.Remove()
+		hs = append(hs, h)
+	}
+	f.trace.reset()
+	rows, _ := mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetLatest}, Execute: true})
+	require.Len(t, rows, 3)
+	for i, k := range keys {
+		require.Equal(t, 1, hs[i].Hits(), "%s was told NOT_COORDINATOR once", k.Name())
+		require.Equal(t, map[int32]int{after: 2}, f.trace.count(k.Name()), "%s retried at the new coordinator", k.Name())
+	}
 }
