@@ -33,9 +33,11 @@ var describeShareGroupCols = []result.Column{
 	col("member_ids", result.String), col("client_ids", result.String),
 }
 
-// isShareGroup says whether a listed group is a share group (ListGroups
-// v5+ gives the type; Kafka and kfake also name "share" as its protocol).
-func isShareGroup(g listedGroup) bool { return g.groupType == "share" || g.protocolType == "share" }
+// isShareGroup says whether a listed group is a share group. ListGroups
+// v5+ gives the type, and only the type says so: a classic group may name
+// any protocol type, "share" too. An answer without types (v4 and older)
+// comes from a broker before Kafka 4.0, which has no share groups.
+func isShareGroup(g listedGroup) bool { return g.groupType == "share" }
 
 func shareGroupsNotListed(n int) string {
 	return fmt.Sprintf("notice: %d share %s not listed here: SHOW SHARE GROUPS lists them", n, plural(n, "group is", "groups are"))

@@ -414,3 +414,31 @@ func TestShareLagTheBrokerCannotCountIsNull(t *testing.T) {
 	rows, _ = mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
 	require.Equal(t, []any{nil, int64(3)}, []any{rows[0][4], rows[1][4]}, "lag_before")
 }
+
+// ListGroups v5+ names each group's type; only that says a group is a
+// share group. A classic group may use any protocol type, "share" too (a
+// client's own protocol): it is still a classic group, and SHOW GROUPS
+// lists it.
+func TestShowGroupsKeepsAClassicGroupWhoseProtocolTypeIsShare(t *testing.T) {
+	f := newFake(t)
+	join := func(member string) *kmsg.JoinGroupResponse {
+		req := kmsg.NewPtrJoinGroupRequest()
+		req.Group, req.MemberID, req.ProtocolType = "custom", member, "share"
+		req.SessionTimeoutMillis, req.RebalanceTimeoutMillis = 30000, 30000
+		p := kmsg.NewJoinGroupRequestProtocol()
+		p.Name = "mine"
+		req.Protocols = append(req.Protocols, p)
+		resp, err := req.RequestWith(ctxT(t), f.kcl)
+		require.NoError(t, err)
+		return resp
+	}
+	resp := join("")
+	if resp.ErrorCode == kerr.MemberIDRequired.Code {
+		resp = join(resp.MemberID)
+	}
+	require.NoError(t, kerr.ErrorForCode(resp.ErrorCode))
+	rows, res := mustRun(t, f.sess, &lang.ShowGroups{})
+	require.Len(t, rows, 1, "the classic group is listed")
+	require.Equal(t, "custom", rows[0][0])
+	require.NotContains(t, notes(res), "share group")
+}
