@@ -70,6 +70,9 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		return q + "?", true
 	case *lang.DeleteGroup:
 		q := "delete group " + lang.QuoteName(st.Group)
+		if _, share, err := s.shareStatus(ctx, st.Group); err == nil && share {
+			return "", false // DELETE GROUP refuses a share group: nothing to ask
+		}
 		m, err := s.cl.Metadata(ctx, nil)
 		if err != nil {
 			return q + "?", true

@@ -59,11 +59,11 @@ func (tr *tracer) count(api string) map[int32]int {
 
 func newFake(t *testing.T) *fake { return newFakeTB(t) }
 
-func newFakeTB(t testing.TB) *fake {
+func newFakeTB(t testing.TB, opts ...kfake.Opt) *fake {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (netListener, error) {
+	c, err := kfake.NewCluster(append([]kfake.Opt{kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (netListener, error) {
 		return listenLoopback(network)
-	}))
+	})}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
 	tr := &tracer{}

@@ -152,6 +152,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
 			p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
 		}
+		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions"})
@@ -286,3 +287,11 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 // to the active controller, which writes it to the metadata log (KIP-590);
 // kfake and older clusters want the controller itself.
 const forwarded = " (a KRaft broker forwards it to the active controller)"
+
+// shareQuestion is the request DESCRIBE GROUP and RESET GROUP send only
+// for a name no consumer group has, to point to the share group statement
+// if it is one.
+func shareQuestion(p *planner) {
+	p.step++
+	p.rows = append(p.rows, result.Row{p.step, "ShareGroupDescribe", nil, "the group's coordinator", "only if no consumer group has that name (is it a share group?)"})
+}

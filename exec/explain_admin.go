@@ -51,6 +51,8 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err != nil {
 			return true, err
 		}
+		p.perBroker("ShareGroupDescribe", m, map[int32][]string{id: {x.Group + " (a share group is refused)"}})
+		p.any("FindCoordinator", x.Group)
 		p.perBroker("DeleteGroups", m, map[int32][]string{id: {x.Group}})
 	case *lang.ResetGroup:
 		id, err := s.explainCoordinator(ctx, p, x.Group)
@@ -58,6 +60,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 			return true, err
 		}
 		p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
+		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
 		if x.Topic == nil {

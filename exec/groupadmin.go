@@ -369,6 +369,13 @@ var deleteGroupCols = []result.Column{col("group", result.String), col("result",
 
 func (s *Session) deleteGroup(ctx context.Context, st *lang.DeleteGroup) (result.Result, error) {
 	what := fmt.Sprintf("DELETE GROUP %q", st.Group)
+	// Kafka's DeleteGroups deletes a group of any type: asked first, a
+	// share group is refused here, as DELETE SHARE GROUP refuses a
+	// consumer group. A cluster without share groups (before Kafka 4.0)
+	// cannot answer, and the delete goes on.
+	if _, share, serr := s.shareStatus(ctx, st.Group); serr == nil && share {
+		return nil, fmt.Errorf("%s: %q is a share group, not a consumer group: DELETE SHARE GROUP %s deletes it (SHOW SHARE GROUPS lists them)", what, st.Group, lang.QuoteName(st.Group))
+	}
 	err := s.cl.DeleteGroup(ctx, st.Group)
 	var ke *kerr.Error
 	switch {

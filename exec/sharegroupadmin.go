@@ -31,7 +31,7 @@ func shareMembersError(what string, g kafka.ShareGroup) error {
 
 type shareResetPlan struct {
 	rows   []resetRow
-	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it says
+	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it counts lag (-1: it cannot)
 	notes  []string
 	at     int64 // TO d AGO: the time it resolved to, epoch milliseconds
 	create bool  // there is no such share group yet: EXECUTE creates it
@@ -54,12 +54,25 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	if found && (len(g.Members) > 0 || g.State != "Empty") {
 		return nil, shareMembersError(what, g)
 	}
+	if !found {
+		// Every group type shares one namespace: a consumer group's name
+		// cannot become a share group (Kafka refuses the
+		// AlterShareGroupOffsets), so "EXECUTE creates it" would be false.
+		if gs, err := s.groupStatus(ctx, st.Group); err == nil && gs.exists {
+			return nil, fmt.Errorf("%s: %q is a consumer group, not a share group: RESET GROUP %s ... moves its committed offsets", what, st.Group, lang.QuoteName(st.Group))
+		}
+	}
 	m, err := s.cl.Metadata(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	plan := &shareResetPlan{create: !found, lag: map[kafka.TopicPartition]int64{}}
 	current := map[kafka.TopicPartition]int64{}
+	// Every partition the group has share state for, including those
+	// with no start offset yet (-1: initialized when a member subscribed,
+	// never fetched). kafka-share-groups.sh resets them too; left out,
+	// they would start at share.auto.offset.reset when first fetched.
+	stateful := map[kafka.TopicPartition]bool{}
 	if found {
 		offs, ofail, err := s.cl.ShareGroupOffsets(ctx, []string{st.Group})
 		if err != nil {
@@ -75,9 +88,12 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 				failed = append(failed, so.Err)
 			case so.StartOffset >= 0:
 				current[so.TP] = so.StartOffset
-				if so.Lag >= 0 {
+				if so.BrokerCountsLag {
 					plan.lag[so.TP] = so.Lag
 				}
+				stateful[so.TP] = true
+			default:
+				stateful[so.TP] = true
 			}
 		}
 		if len(failed) > 0 {
@@ -86,14 +102,14 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	}
 	var parts []kafka.TopicPartition
 	if st.Topic == nil {
-		if len(current) == 0 {
+		if len(stateful) == 0 {
 			if !found {
 				return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
 			}
-			return nil, fmt.Errorf("%s: the share group has no start offsets yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+			return nil, fmt.Errorf("%s: the share group has no share state for any partition yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
 		}
 		var gone []string
-		for tp := range current {
+		for tp := range stateful {
 			if m.Topics[tp.Topic] == nil {
 				if !slices.Contains(gone, tp.Topic) {
 					gone = append(gone, tp.Topic)
@@ -174,13 +190,16 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 	return plan, nil
 }
 
-// lagBefore is a row's lag before the reset: the broker's when it said,
-// else latest - start.
+// lagBefore is a row's lag before the reset: the broker's when it counts
+// lag (nil where it cannot), else latest - start.
 func (p *shareResetPlan) lagBefore(r resetRow) any {
 	if r.current == nil {
 		return nil
 	}
 	if l, ok := p.lag[r.tp]; ok {
+		if l < 0 {
+			return nil
+		}
 		return l
 	}
 	return max(r.latest-*r.current, 0)

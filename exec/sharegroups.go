@@ -33,9 +33,11 @@ var describeShareGroupCols = []result.Column{
 	col("member_ids", result.String), col("client_ids", result.String),
 }
 
-// isShareGroup says whether a listed group is a share group (ListGroups
-// v5+ gives the type; Kafka and kfake also name "share" as its protocol).
-func isShareGroup(g listedGroup) bool { return g.groupType == "share" || g.protocolType == "share" }
+// isShareGroup says whether a listed group is a share group. ListGroups
+// v5+ gives the type, and only the type says so: a classic group may name
+// any protocol type, "share" too. An answer without types (v4 and older)
+// comes from a broker before Kafka 4.0, which has no share groups.
+func isShareGroup(g listedGroup) bool { return g.groupType == "share" }
 
 func shareGroupsNotListed(n int) string {
 	return fmt.Sprintf("notice: %d share %s not listed here: SHOW SHARE GROUPS lists them", n, plural(n, "group is", "groups are"))
@@ -73,14 +75,17 @@ func (s *Session) shareStatus(ctx context.Context, group string) (kafka.ShareGro
 	return g, g.State != "Dead", nil
 }
 
-// shareLag is one partition's lag: the broker's when it says, else latest
-// - start; nil when neither is known.
+// shareLag is one partition's lag: the broker's when it counts lag (nil
+// where it says it cannot, as kafka-share-groups.sh prints "-"), else
+// latest - start; nil when neither is known.
 func shareLag(so kafka.ShareOffset, end *int64) any {
 	switch {
 	case so.Err != nil || so.StartOffset < 0:
 		return nil
 	case so.Lag >= 0:
 		return so.Lag
+	case so.BrokerCountsLag:
+		return nil
 	case end != nil:
 		return max(*end-so.StartOffset, 0)
 	}
@@ -195,7 +200,7 @@ func (s *Session) shareEnds(ctx context.Context, offs map[string][]kafka.ShareOf
 	set := map[kafka.TopicPartition]bool{}
 	for _, os := range offs {
 		for _, so := range os {
-			if so.Err == nil && so.StartOffset >= 0 && (all || so.Lag < 0) {
+			if so.Err == nil && so.StartOffset >= 0 && (all || !so.BrokerCountsLag) {
 				set[so.TP] = true
 			}
 		}

@@ -48,6 +48,8 @@ func (s *Session) explainShare(ctx context.Context, p *planner, m *kafka.Metadat
 			return true, err
 		}
 		p.perBroker("ShareGroupDescribe", m, map[int32][]string{id: {x.Group}})
+		p.step++
+		p.rows = append(p.rows, result.Row{p.step, "DescribeGroups", nil, "the group's coordinator", "only if no share group has that name (is it a consumer group?)"})
 		p.any("Metadata", "all topics")
 		p.any("FindCoordinator", x.Group)
 		p.perBroker("DescribeShareGroupOffsets", m, map[int32][]string{id: {x.Group + " (all topics)"}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,11 +307,13 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 			}
 			// A row with a broker names it; one without ("each group's
 			// coordinator", before the groups are known) names the API.
-			planned, unnamed := map[string]bool{}, map[string]bool{}
+			planned, unnamed, onlyIf := map[string]bool{}, map[string]bool{}, map[string]bool{}
 			for _, r := range rows {
 				api := r[1].(string)
 				switch {
 				case !routed(api):
+				case r[2] == nil && strings.HasPrefix(r[4].(string), "only if"):
+					onlyIf[api] = true // a request on a condition this statement does not meet
 				case r[2] != nil:
 					planned[fmt.Sprintf("%s@%d", api, r[2])] = true
 				default:
@@ -324,6 +327,8 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 			for _, e := range f.trace.events {
 				switch {
 				case !routed(e.API):
+				case onlyIf[e.API]:
+					t.Errorf("sent %s, planned only if its condition holds", e.API)
 				case unnamed[e.API]:
 					sent[e.API] = true
 				default:
@@ -338,4 +343,102 @@ func TestExplainShareStatementsMatchWhatTheyRun(t *testing.T) {
 			require.Equal(t, planned, sent, "EXPLAIN's routed requests and the trace of running it")
 		})
 	}
+}
+
+// DESCRIBE GROUP and RESET GROUP of a name no consumer group has ask its
+// coordinator whether it is a share group (to point to the share
+// statement): EXPLAIN lists that request too, on the condition it is sent.
+func TestExplainListsTheShareGroupQuestionOfGroupStatements(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	for _, st := range []lang.Statement{
+		&lang.DescribeGroup{Group: "nope"},
+		&lang.ResetGroup{Group: "nope", Topic: str("t"), To: lang.ResetTarget{Kind: lang.ResetEarliest}},
+	} {
+		t.Run(lang.Format(st), func(t *testing.T) {
+			f.trace.reset()
+			_, _, err := run(t, f.sess, st)
+			if _, ok := st.(*lang.DescribeGroup); ok {
+				require.ErrorContains(t, err, "no consumer group named")
+			} else {
+				require.NoError(t, err)
+			}
+			require.NotEmpty(t, f.trace.count("ShareGroupDescribe"), "the statement asks")
+			rows, _ := mustRun(t, f.sess, &lang.Explain{Stmt: st})
+			var planned []string
+			for _, r := range rows {
+				if r[1] == "ShareGroupDescribe" {
+					planned = append(planned, fmt.Sprint(r[3], ": ", r[4]))
+				}
+			}
+			require.Equal(t, []string{"the group's coordinator: only if no consumer group has that name (is it a share group?)"}, planned)
+		})
+	}
+}
+
+// A broker that counts lag (DescribeShareGroupOffsets v1, Kafka 4.2+)
+// answers -1 where it cannot (the partition's end unknown to it). That is
+// NULL, as kafka-share-groups.sh prints "-", not latest - start counted by
+// kql: that count ignores the records already acknowledged past the start
+// offset, so it would show a lag the broker itself does not claim.
+func TestShareLagTheBrokerCannotCountIsNull(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 6)
+	group := "queue"
+	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0, 1}, To: lang.ResetTarget{Kind: lang.ResetOffset, Offset: 2}, Execute: true})
+	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+		resp.Version = req.GetVersion()
+		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+		g.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
+		rt.Topic = "t"
+		for p, lag := range []int64{-1, 3} {
+			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
+			rp.Partition, rp.StartOffset, rp.Lag = int32(p), 2, lag
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		g.Topics = append(g.Topics, rt)
+		resp.Groups = append(resp.Groups, g)
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, &lang.DescribeShareGroup{Group: group})
+	require.Equal(t, []result.Row{
+		{"t", int64(0), int64(2), int64(6), nil, int64(0), nil, nil},
+		{"t", int64(1), int64(2), int64(6), int64(3), int64(0), nil, nil},
+	}, rows)
+	rows, _ = mustRun(t, f.sess, &lang.ShowShareGroups{Like: &group})
+	require.Equal(t, []result.Row{{group, "Empty", int64(f.CoordinatorFor(group)), int64(0), "t", nil}}, rows, "the group's lag is unknown")
+	rows, _ = mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.Equal(t, []any{nil, int64(3)}, []any{rows[0][4], rows[1][4]}, "lag_before")
+}
+
+// ListGroups v5+ names each group's type; only that says a group is a
+// share group. A classic group may use any protocol type, "share" too (a
+// client's own protocol): it is still a classic group, and SHOW GROUPS
+// lists it.
+func TestShowGroupsKeepsAClassicGroupWhoseProtocolTypeIsShare(t *testing.T) {
+	f := newFake(t)
+	join := func(member string) *kmsg.JoinGroupResponse {
+		req := kmsg.NewPtrJoinGroupRequest()
+		req.Group, req.MemberID, req.ProtocolType = "custom", member, "share"
+		req.SessionTimeoutMillis, req.RebalanceTimeoutMillis = 30000, 30000
+		p := kmsg.NewJoinGroupRequestProtocol()
+		p.Name = "mine"
+		req.Protocols = append(req.Protocols, p)
+		resp, err := req.RequestWith(ctxT(t), f.kcl)
+		require.NoError(t, err)
+		return resp
+	}
+	resp := join("")
+	if resp.ErrorCode == kerr.MemberIDRequired.Code {
+		resp = join(resp.MemberID)
+	}
+	require.NoError(t, kerr.ErrorForCode(resp.ErrorCode))
+	rows, res := mustRun(t, f.sess, &lang.ShowGroups{})
+	require.Len(t, rows, 1, "the classic group is listed")
+	require.Equal(t, "custom", rows[0][0])
+	require.NotContains(t, notes(res), "share group")
 }

@@ -346,7 +346,15 @@ func retriable(err error) bool {
 		return Classify(ke.Code) != Fatal
 	}
 	var be *BrokerError
-	return errors.As(err, &be) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return errors.As(err, &be) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !brokerTooOld(be.Err)
+}
+
+// brokerTooOld reports kgo's refusal to send a request the broker said
+// (ApiVersions) it does not know, e.g. ShareGroupDescribe before Kafka
+// 4.0: asking again, or another coordinator, gets the same answer. kgo
+// does not export the error, only its text.
+func brokerTooOld(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "broker is too old")
 }
 
 func compareTP(a, b TopicPartition) int {

@@ -138,8 +138,11 @@ type ShareOffset struct {
 	TP          TopicPartition
 	StartOffset int64 // -1: the partition's share state is not initialized yet
 	LeaderEpoch int32
-	Lag         int64           // -1: the broker does not say (DescribeShareGroupOffsets v0, Kafka 4.0 and 4.1, or unknown)
-	Err         *PartitionError // this partition's failure, with the coordinator that answered
+	Lag         int64 // -1: the broker does not say (DescribeShareGroupOffsets v0, Kafka 4.0 and 4.1, or unknown)
+	// BrokerCountsLag: the response has a lag field (v1+, Kafka 4.2+), so
+	// Lag -1 means the broker cannot count it, not that it never does.
+	BrokerCountsLag bool
+	Err             *PartitionError // this partition's failure, with the coordinator that answered
 }
 
 // ShareGroupOffsets asks each group's coordinator for the start offsets
@@ -169,7 +172,8 @@ func (c *Cluster) ShareGroupOffsets(ctx context.Context, groups []string) (map[s
 				for _, t := range g.Topics {
 					name := c.topicName(t.Topic, t.TopicID)
 					for _, p := range t.Partitions {
-						so := ShareOffset{TP: TopicPartition{Topic: name, Partition: p.Partition}, StartOffset: p.StartOffset, LeaderEpoch: p.LeaderEpoch, Lag: p.Lag}
+						so := ShareOffset{TP: TopicPartition{Topic: name, Partition: p.Partition}, StartOffset: p.StartOffset, LeaderEpoch: p.LeaderEpoch, Lag: p.Lag,
+							BrokerCountsLag: resp.Version >= 1}
 						if resp.Version < 1 {
 							so.Lag = -1 // v0 has no lag
 						}
