@@ -341,7 +341,8 @@ func TestHangingWhenTheCoordinatorForgotThePartition(t *testing.T) {
 
 // TestAbortTransactionDryRunAndExecute on kfake: the dry run says where the
 // last stable offset goes and warns that this one is not hanging; EXECUTE
-// writes the marker on the partition's leader and the LSO moves there.
+// of it is refused while its coordinator lists the partition, and once none
+// does, writes the marker on the partition's leader and the LSO moves there.
 func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	f := kafkatest.NewFake(t)
 	s, tr := session(t, f)
@@ -361,6 +362,21 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	exec := *abort
 	exec.Execute = true
 	require.True(t, NeedsConfirmation(&exec))
+	// Its coordinator still lists the partition: a marker written now
+	// would abort this partition's records while the producer may still
+	// commit the others, so EXECUTE is refused and nothing is written.
+	tr.reset()
+	_, _, err := run(t, s, &exec)
+	require.ErrorContains(t, err, "refused")
+	require.ErrorContains(t, err, fmt.Sprintf("its coordinator (broker %d)", txn.coordinator))
+	require.Empty(t, tr.count("WriteTxnMarkers"), "a refused abort writes nothing")
+
+	// Once no coordinator lists the producer, it is hanging and EXECUTE
+	// writes the marker.
+	f.ControlKey(int16(kmsg.ListTransactions), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		return req.ResponseKind(), nil, true
+	})
 	q, ask := s.Confirmation(ctxT(t), &exec)
 	require.True(t, ask)
 	require.Contains(t, q, "the LSO moves 2 -> 4")
@@ -383,7 +399,7 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 		fmt.Sprintf("WriteTxnMarkers %d %s/%d", leaders[p], topic, p),
 	}, routed, "EXPLAIN names the partition's leader for both")
 
-	_, _, err := run(t, s, &lang.AbortTransaction{Topic: topic, Partition: p, ProducerID: txn.pid, ProducerEpoch: txn.epoch + 1})
+	_, _, err = run(t, s, &lang.AbortTransaction{Topic: topic, Partition: p, ProducerID: txn.pid, ProducerEpoch: txn.epoch + 1})
 	require.ErrorContains(t, err, fmt.Sprintf("has epoch %d, not %d", txn.epoch, txn.epoch+1))
 	_, _, err = run(t, s, &lang.AbortTransaction{Topic: topic, Partition: txn.parts[0], ProducerID: txn.pid + 100, ProducerEpoch: 0})
 	require.ErrorContains(t, err, fmt.Sprintf("has no active producer %d", txn.pid+100))
