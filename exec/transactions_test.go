@@ -630,3 +630,43 @@ func TestShowHangingAsksEachLeaderInBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeTopicLSOWithNoAnswerIsNull: when only the read_committed
+// ListOffsets fails (kfake's answer held for broker 1), that partition's
+// lso and lso_lag are NULL, never 0 or a lag made up from the high
+// watermark alone; its other offsets stay and the result is partial.
+func TestDescribeTopicLSOWithNoAnswerIsNull(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	s, _ := session(t, f)
+	topic, leaders := spreadTopic(t, f, 2)
+	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.ListOffsetsRequest)
+		if r.IsolationLevel != 1 || f.CurrentNode() != 1 {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.UnknownServerError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, _, err := run(t, s, &lang.DescribeTopic{Topic: topic})
+	require.True(t, result.IsPartial(err), "partial: %v", err)
+	require.ErrorContains(t, err, "on broker 1 (")
+	require.Len(t, rows, 6)
+	for _, r := range rows {
+		if leaders[int32(r[0].(int64))] == 1 {
+			require.Equal(t, []any{int64(2), nil, nil}, []any{r[5], r[7], r[8]}, "latest_offset kept, lso and lso_lag NULL: partition %v", r[0])
+		} else {
+			require.Equal(t, []any{int64(2), int64(2), int64(0)}, []any{r[5], r[7], r[8]}, "partition %v", r[0])
+		}
+	}
+}
