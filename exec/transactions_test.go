@@ -670,3 +670,52 @@ func TestDescribeTopicLSOWithNoAnswerIsNull(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeTopicLSOLagIsNeverNegative: DESCRIBE TOPIC reads the last
+// stable offset before the high watermark, so records produced between the
+// two answers can never make lso_lag negative (the LSO is at most the high
+// watermark). kfake holds broker 1's read_committed ListOffsets until its
+// latest ListOffsets has been taken, and produces a record while holding it;
+// read in the other order the lag would be -1. (When the LSO is asked first,
+// the latest one never comes while it is held, and the hold ends after 1 s.)
+func TestDescribeTopicLSOLagIsNeverNegative(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	s, _ := session(t, f)
+	topic, leaders := spreadTopic(t, f, 2)
+	var p1 int32 = -1
+	for p, l := range leaders {
+		if l == 1 && (p1 < 0 || p < p1) {
+			p1 = p
+		}
+	}
+	prod := kafkatest.Client(t, f, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(topic))
+	latestSeen := make(chan struct{})
+	var seen, held atomic.Bool
+	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 1 || len(r.Topics) == 0 || r.Topics[0].Topic != topic || r.Topics[0].Partitions[0].Timestamp != -1 {
+			return nil, nil, false
+		}
+		if r.IsolationLevel == 0 {
+			if seen.CompareAndSwap(false, true) {
+				close(latestSeen)
+			}
+			return nil, nil, false
+		}
+		if held.CompareAndSwap(false, true) {
+			f.SleepControl(func() {
+				select {
+				case <-latestSeen:
+					prod.ProduceSync(context.Background(), &kgo.Record{Partition: p1, Value: []byte("between")})
+				case <-time.After(time.Second):
+				}
+			})
+		}
+		return nil, nil, false
+	})
+	rows, _ := mustRun(t, s, &lang.DescribeTopic{Topic: topic})
+	for _, r := range rows {
+		require.GreaterOrEqual(t, r[8].(int64), int64(0), "lso_lag of partition %v: latest_offset %v, lso %v", r[0], r[5], r[7])
+	}
+}
