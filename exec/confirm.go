@@ -116,7 +116,7 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		}
 		return q + fmt.Sprintf(": %s in %d %s?", countRecords(n), parts, plural(parts, "partition", "partitions")), true
 	case *lang.AbortTransaction:
-		return s.abortQuestion(ctx, st), true
+		return s.abortQuestion(ctx, st)
 	}
 	return "", false
 }

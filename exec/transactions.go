@@ -503,18 +503,20 @@ func refuseLive(p *abortPlan) error {
 
 // abortQuestion is the shell's question before ABORT TRANSACTION ...
 // EXECUTE, with where the last stable offset moves.
-func (s *Session) abortQuestion(ctx context.Context, st *lang.AbortTransaction) string {
+// An abort kql will refuse asks nothing (ask is false): the statement runs
+// straight into the refusal, which says why.
+func (s *Session) abortQuestion(ctx context.Context, st *lang.AbortTransaction) (question string, ask bool) {
 	q := fmt.Sprintf("abort producer %d's transaction on %s/%d", st.ProducerID, lang.QuoteName(st.Topic), st.Partition)
 	p, err := s.planAbort(ctx, st)
 	if err != nil {
-		return q + "?"
+		return q + "?", true
+	}
+	if refuseLive(p) != nil {
+		return "", false
 	}
 	q += fmt.Sprintf(": its records from offset %d are dropped for read_committed consumers, the LSO moves %d -> %d", p.state.TxnStartOffset, p.lso, p.after)
-	if refuseLive(p) != nil {
-		return q + "? (kql will refuse: NOT hanging: " + p.verdict.reason + ")"
-	}
 	if !p.verdict.hanging {
 		q += " (NOT hanging: " + p.verdict.reason + ")"
 	}
-	return q + "?"
+	return q + "?", true
 }

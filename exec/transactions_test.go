@@ -365,6 +365,8 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	// Its coordinator still lists the partition: a marker written now
 	// would abort this partition's records while the producer may still
 	// commit the others, so EXECUTE is refused and nothing is written.
+	_, ask := s.Confirmation(ctxT(t), &exec)
+	require.False(t, ask, "nothing to ask: kql refuses it")
 	tr.reset()
 	_, _, err := run(t, s, &exec)
 	require.ErrorContains(t, err, "refused")
@@ -380,6 +382,7 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	q, ask := s.Confirmation(ctxT(t), &exec)
 	require.True(t, ask)
 	require.Contains(t, q, "the LSO moves 2 -> 4")
+	require.NotContains(t, q, "NOT hanging")
 	tr.reset()
 	rows, _ = mustRun(t, s, &exec)
 	require.Equal(t, map[int32]int{leaders[p]: 1}, tr.count("WriteTxnMarkers"), "the marker goes to the partition's leader")
