@@ -449,7 +449,10 @@ func (s *Session) abortTransaction(ctx context.Context, st *lang.AbortTransactio
 			p.state.TxnStartOffset, p.lso, p.hw, lsoAfter, executed, outcome}
 	}
 	var warn []string
-	if !p.verdict.hanging {
+	switch {
+	case p.verdict.unsure:
+		warn = append(warn, "maybe not hanging: "+p.verdict.reason)
+	case !p.verdict.hanging:
 		warn = append(warn, "not hanging: "+p.verdict.reason)
 	}
 	if !st.Execute {
@@ -515,8 +518,8 @@ func (s *Session) abortQuestion(ctx context.Context, st *lang.AbortTransaction) 
 		return "", false
 	}
 	q += fmt.Sprintf(": its records from offset %d are dropped for read_committed consumers, the LSO moves %d -> %d", p.state.TxnStartOffset, p.lso, p.after)
-	if !p.verdict.hanging {
-		q += " (NOT hanging: " + p.verdict.reason + ")"
+	if p.verdict.unsure {
+		q += " (maybe NOT hanging: " + p.verdict.reason + ")"
 	}
 	return q + "?", true
 }

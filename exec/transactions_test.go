@@ -331,6 +331,15 @@ func TestHangingWhenTheCoordinatorForgotThePartition(t *testing.T) {
 	require.True(t, result.IsPartial(res.Err()), "the result is partial: %v", res.Err())
 	require.ErrorContains(t, res.Err(), "ListTransactions to broker 1")
 
+	// ABORT's dry run then warns that kql cannot tell, not that it is not
+	// hanging, and leaves EXECUTE to the operator.
+	rows, res = mustRun(t, s, &lang.AbortTransaction{Topic: topic, Partition: txn.parts[0], ProducerID: txn.pid, ProducerEpoch: txn.epoch})
+	warns := strings.Join(res.(result.Warner).Warnings(), "\n")
+	require.Contains(t, warns, "broker 1 did not answer ListTransactions")
+	require.False(t, strings.HasPrefix(warns, "not hanging"), "kql does not know it is not hanging: %s", warns)
+	require.Contains(t, warns, "maybe not hanging")
+	require.Contains(t, rows[0][10], "add EXECUTE to abort")
+
 	// SHOW TRANSACTIONS without broker 1's answer is partial and names it.
 	rows, res, _ = run(t, s, &lang.ShowTransactions{})
 	require.Empty(t, rows)
