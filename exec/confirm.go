@@ -133,7 +133,7 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 	case *lang.DeleteShareGroup, *lang.ResetShareGroup:
 		return s.shareConfirmation(ctx, st)
 	case *lang.AbortTransaction:
-		return s.abortQuestion(ctx, st), true
+		return s.abortQuestion(ctx, st)
 	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
 		return s.confirmOps(ctx, st), true
 	}

@@ -48,13 +48,12 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 	}
 	t := m.Topics[st.Topic]
 	parts := partitionsOf(t)
-	earliest, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
-	if err != nil {
-		return nil, err
-	}
-	// The high watermark and, concurrently, the last stable offset: where
-	// a read_committed consumer stops. It trails the high watermark while a
-	// transaction is open, and stays behind for good while one hangs.
+	// The last stable offset (where a read_committed consumer stops; it
+	// trails the high watermark while a transaction is open, and stays
+	// behind for good while one hangs) is read concurrently with the
+	// earliest offsets, so before the high watermark: records written
+	// between the two answers then make lso_lag larger for a moment, never
+	// negative (the LSO is at most the high watermark), at no extra round trip.
 	var (
 		stable       map[kafka.TopicPartition]kafka.OffsetAnswer
 		sfail        map[kafka.TopicPartition]*kafka.PartitionError
@@ -65,11 +64,15 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 		defer close(stableClosed)
 		stable, sfail, serr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
 	}()
-	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+	earliest, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
 	<-stableClosed
 	if err == nil {
 		err = serr
 	}
+	if err != nil {
+		return nil, err
+	}
+	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
 	if err != nil {
 		return nil, err
 	}

@@ -164,8 +164,8 @@ func TestDescribeTopicOneListOffsetsPerLeaderBroker(t *testing.T) {
 		require.Equal(t, int64(2), r[6])
 		require.Equal(t, r[0].(int64)%3, r[1], "leader column")
 	}
-	// Three ListOffsets (earliest; latest and the last stable offset,
-	// concurrently), each one request per leader broker.
+	// Three ListOffsets (the earliest and the last stable offset,
+	// concurrently; then the latest), each one request per leader broker.
 	require.Equal(t, map[int32]int{0: 3, 1: 3, 2: 3}, f.trace.count("ListOffsets"))
 }
 
@@ -490,7 +490,7 @@ func TestExplainShowsOneListOffsetsPerLeader(t *testing.T) {
 		}
 	}
 	require.Len(t, lo, 9, "earliest, latest and the last stable offset, each one request per leader broker")
-	require.Equal(t, []any{int64(2), int64(3), int64(3)}, []any{lo[0][0], lo[3][0], lo[6][0]}, "latest and the LSO in one step, concurrently")
+	require.Equal(t, []any{int64(2), int64(2), int64(3)}, []any{lo[0][0], lo[3][0], lo[6][0]}, "the earliest offsets and the LSO in one step, concurrently, then the latest")
 	require.Equal(t, "t/0, t/3", lo[0][4])
 	require.Empty(t, f.trace.count("ListOffsets"), "EXPLAIN runs nothing but metadata")
 }

@@ -136,9 +136,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		}
 		p.any("Metadata", x.Topic)
 		p.leaders("ListOffsets", m, partitionsOf(t))
-		p.leaders("ListOffsets", m, partitionsOf(t))
 		p.step--
-		p.leaders("ListOffsets", m, partitionsOf(t)) // read_committed, the last stable offset, with the latest
+		p.leaders("ListOffsets", m, partitionsOf(t)) // read_committed, the last stable offset, with the earliest: before the latest
+		p.leaders("ListOffsets", m, partitionsOf(t))
 	case *lang.DescribeGroup:
 		coords, cfail, err := s.cl.FindCoordinators(ctx, []string{x.Group})
 		if err != nil {

@@ -449,7 +449,10 @@ func (s *Session) abortTransaction(ctx context.Context, st *lang.AbortTransactio
 			p.state.TxnStartOffset, p.lso, p.hw, lsoAfter, executed, outcome}
 	}
 	var warn []string
-	if !p.verdict.hanging {
+	switch {
+	case p.verdict.unsure:
+		warn = append(warn, "maybe not hanging: "+p.verdict.reason)
+	case !p.verdict.hanging:
 		warn = append(warn, "not hanging: "+p.verdict.reason)
 	}
 	if !st.Execute {
@@ -460,9 +463,16 @@ func (s *Session) abortTransaction(ctx context.Context, st *lang.AbortTransactio
 		} else {
 			outcome += " (the high watermark after the abort marker)"
 		}
-		res := result.NewSlice(abortTransactionCols, []result.Row{row(p.after, false, outcome+"; add EXECUTE to abort")})
+		next := "; add EXECUTE to abort"
+		if refuseLive(p) != nil {
+			next = "; EXECUTE is refused while its coordinator lists this partition"
+		}
+		res := result.NewSlice(abortTransactionCols, []result.Row{row(p.after, false, outcome+next)})
 		res.Warns = warn
 		return res, nil
+	}
+	if err := refuseLive(p); err != nil {
+		return nil, err
 	}
 	spec := kafka.AbortSpec{TP: p.tp, ProducerID: p.state.ProducerID, ProducerEpoch: st.ProducerEpoch, CoordinatorEpoch: coordEpoch}
 	if err := s.cl.AbortTransaction(ctx, p.m, spec); err != nil {
@@ -478,17 +488,38 @@ func (s *Session) abortTransaction(ctx context.Context, st *lang.AbortTransactio
 	return res, nil
 }
 
+// refuseLive refuses to write an abort marker for a transaction whose
+// coordinator still lists this partition: it will end the transaction
+// itself, at the latest at its timeout, and a marker written beside it
+// would abort this partition's records while the producer may still commit
+// its other partitions (the transaction would no longer be atomic). A
+// verdict kql could not reach (unsure) is left to the operator: the dry run
+// and the question say why.
+func refuseLive(p *abortPlan) error {
+	if p.verdict.hanging || p.verdict.unsure {
+		return nil
+	}
+	return fmt.Errorf("ABORT TRANSACTION refused, nothing was written: producer %d's transaction on %s is not hanging: %s; "+
+		"aborting this partition alone would break the transaction's atomicity if the producer commits: wait for its timeout, or stop the producer and let its coordinator abort it",
+		p.state.ProducerID, p.tp, p.verdict.reason)
+}
+
 // abortQuestion is the shell's question before ABORT TRANSACTION ...
 // EXECUTE, with where the last stable offset moves.
-func (s *Session) abortQuestion(ctx context.Context, st *lang.AbortTransaction) string {
+// An abort kql will refuse asks nothing (ask is false): the statement runs
+// straight into the refusal, which says why.
+func (s *Session) abortQuestion(ctx context.Context, st *lang.AbortTransaction) (question string, ask bool) {
 	q := fmt.Sprintf("abort producer %d's transaction on %s/%d", st.ProducerID, lang.QuoteName(st.Topic), st.Partition)
 	p, err := s.planAbort(ctx, st)
 	if err != nil {
-		return q + "?"
+		return q + "?", true
+	}
+	if refuseLive(p) != nil {
+		return "", false
 	}
 	q += fmt.Sprintf(": its records from offset %d are dropped for read_committed consumers, the LSO moves %d -> %d", p.state.TxnStartOffset, p.lso, p.after)
-	if !p.verdict.hanging {
-		q += " (NOT hanging: " + p.verdict.reason + ")"
+	if p.verdict.unsure {
+		q += " (maybe NOT hanging: " + p.verdict.reason + ")"
 	}
-	return q + "?"
+	return q + "?", true
 }

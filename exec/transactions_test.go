@@ -331,6 +331,15 @@ func TestHangingWhenTheCoordinatorForgotThePartition(t *testing.T) {
 	require.True(t, result.IsPartial(res.Err()), "the result is partial: %v", res.Err())
 	require.ErrorContains(t, res.Err(), "ListTransactions to broker 1")
 
+	// ABORT's dry run then warns that kql cannot tell, not that it is not
+	// hanging, and leaves EXECUTE to the operator.
+	rows, res = mustRun(t, s, &lang.AbortTransaction{Topic: topic, Partition: txn.parts[0], ProducerID: txn.pid, ProducerEpoch: txn.epoch})
+	warns := strings.Join(res.Stats().Warnings(), "\n")
+	require.Contains(t, warns, "broker 1 did not answer ListTransactions")
+	require.False(t, strings.HasPrefix(warns, "not hanging"), "kql does not know it is not hanging: %s", warns)
+	require.Contains(t, warns, "maybe not hanging")
+	require.Contains(t, rows[0][10], "add EXECUTE to abort")
+
 	// SHOW TRANSACTIONS without broker 1's answer is partial and names it.
 	rows, res, _ = run(t, s, &lang.ShowTransactions{})
 	require.Empty(t, rows)
@@ -341,7 +350,8 @@ func TestHangingWhenTheCoordinatorForgotThePartition(t *testing.T) {
 
 // TestAbortTransactionDryRunAndExecute on kfake: the dry run says where the
 // last stable offset goes and warns that this one is not hanging; EXECUTE
-// writes the marker on the partition's leader and the LSO moves there.
+// of it is refused while its coordinator lists the partition, and once none
+// does, writes the marker on the partition's leader and the LSO moves there.
 func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	f := kafkatest.NewFake(t)
 	s, tr := session(t, f)
@@ -361,9 +371,27 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 	exec := *abort
 	exec.Execute = true
 	require.True(t, NeedsConfirmation(&exec))
+	// Its coordinator still lists the partition: a marker written now
+	// would abort this partition's records while the producer may still
+	// commit the others, so EXECUTE is refused and nothing is written.
+	_, ask := s.Confirmation(ctxT(t), &exec)
+	require.False(t, ask, "nothing to ask: kql refuses it")
+	tr.reset()
+	_, _, err := run(t, s, &exec)
+	require.ErrorContains(t, err, "refused")
+	require.ErrorContains(t, err, fmt.Sprintf("its coordinator (broker %d)", txn.coordinator))
+	require.Empty(t, tr.count("WriteTxnMarkers"), "a refused abort writes nothing")
+
+	// Once no coordinator lists the producer, it is hanging and EXECUTE
+	// writes the marker.
+	f.ControlKey(int16(kmsg.ListTransactions), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		return req.ResponseKind(), nil, true
+	})
 	q, ask := s.Confirmation(ctxT(t), &exec)
 	require.True(t, ask)
 	require.Contains(t, q, "the LSO moves 2 -> 4")
+	require.NotContains(t, q, "NOT hanging")
 	tr.reset()
 	rows, _ = mustRun(t, s, &exec)
 	require.Equal(t, map[int32]int{leaders[p]: 1}, tr.count("WriteTxnMarkers"), "the marker goes to the partition's leader")
@@ -383,7 +411,7 @@ func TestAbortTransactionDryRunAndExecute(t *testing.T) {
 		fmt.Sprintf("WriteTxnMarkers %d %s/%d", leaders[p], topic, p),
 	}, routed, "EXPLAIN names the partition's leader for both")
 
-	_, _, err := run(t, s, &lang.AbortTransaction{Topic: topic, Partition: p, ProducerID: txn.pid, ProducerEpoch: txn.epoch + 1})
+	_, _, err = run(t, s, &lang.AbortTransaction{Topic: topic, Partition: p, ProducerID: txn.pid, ProducerEpoch: txn.epoch + 1})
 	require.ErrorContains(t, err, fmt.Sprintf("has epoch %d, not %d", txn.epoch, txn.epoch+1))
 	_, _, err = run(t, s, &lang.AbortTransaction{Topic: topic, Partition: txn.parts[0], ProducerID: txn.pid + 100, ProducerEpoch: 0})
 	require.ErrorContains(t, err, fmt.Sprintf("has no active producer %d", txn.pid+100))
@@ -612,5 +640,94 @@ func TestShowHangingAsksEachLeaderInBatches(t *testing.T) {
 		if e.API == "DescribeProducers" {
 			require.LessOrEqual(t, len(e.Items), 500)
 		}
+	}
+}
+
+// TestDescribeTopicLSOWithNoAnswerIsNull: when only the read_committed
+// ListOffsets fails (kfake's answer held for broker 1), that partition's
+// lso and lso_lag are NULL, never 0 or a lag made up from the high
+// watermark alone; its other offsets stay and the result is partial.
+func TestDescribeTopicLSOWithNoAnswerIsNull(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	s, _ := session(t, f)
+	topic, leaders := spreadTopic(t, f, 2)
+	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.ListOffsetsRequest)
+		if r.IsolationLevel != 1 || f.CurrentNode() != 1 {
+			return nil, nil, false
+		}
+		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range r.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.UnknownServerError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, _, err := run(t, s, &lang.DescribeTopic{Topic: topic})
+	require.True(t, result.IsPartial(err), "partial: %v", err)
+	require.ErrorContains(t, err, "on broker 1 (")
+	require.Len(t, rows, 6)
+	for _, r := range rows {
+		if leaders[int32(r[0].(int64))] == 1 {
+			require.Equal(t, []any{int64(2), nil, nil}, []any{r[5], r[7], r[8]}, "latest_offset kept, lso and lso_lag NULL: partition %v", r[0])
+		} else {
+			require.Equal(t, []any{int64(2), int64(2), int64(0)}, []any{r[5], r[7], r[8]}, "partition %v", r[0])
+		}
+	}
+}
+
+// TestDescribeTopicLSOLagIsNeverNegative: DESCRIBE TOPIC reads the last
+// stable offset before the high watermark, so records produced between the
+// two answers can never make lso_lag negative (the LSO is at most the high
+// watermark). kfake holds broker 1's read_committed ListOffsets until its
+// latest ListOffsets has been taken, and produces a record while holding it;
+// read in the other order the lag would be -1. (When the LSO is asked first,
+// the latest one never comes while it is held, and the hold ends after 1 s.)
+func TestDescribeTopicLSOLagIsNeverNegative(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	s, _ := session(t, f)
+	topic, leaders := spreadTopic(t, f, 2)
+	var p1 int32 = -1
+	for p, l := range leaders {
+		if l == 1 && (p1 < 0 || p < p1) {
+			p1 = p
+		}
+	}
+	prod := kafkatest.Client(t, f, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(topic))
+	latestSeen := make(chan struct{})
+	var seen, held atomic.Bool
+	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		r := req.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 1 || len(r.Topics) == 0 || r.Topics[0].Topic != topic || r.Topics[0].Partitions[0].Timestamp != -1 {
+			return nil, nil, false
+		}
+		if r.IsolationLevel == 0 {
+			if seen.CompareAndSwap(false, true) {
+				close(latestSeen)
+			}
+			return nil, nil, false
+		}
+		if held.CompareAndSwap(false, true) {
+			f.SleepControl(func() {
+				select {
+				case <-latestSeen:
+					prod.ProduceSync(context.Background(), &kgo.Record{Partition: p1, Value: []byte("between")})
+				case <-time.After(time.Second):
+				}
+			})
+		}
+		return nil, nil, false
+	})
+	rows, _ := mustRun(t, s, &lang.DescribeTopic{Topic: topic})
+	for _, r := range rows {
+		require.GreaterOrEqual(t, r[8].(int64), int64(0), "lso_lag of partition %v: latest_offset %v, lso %v", r[0], r[5], r[7])
 	}
 }

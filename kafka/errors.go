@@ -111,13 +111,13 @@ func (e *GroupError) Error() string {
 	if e.API == "FindCoordinator" && e.Broker >= 0 {
 		// The lookup itself failed: the broker that answered it is not
 		// the group's coordinator.
-		return fmt.Sprintf("FindCoordinator for %s %q, answered by broker %d (%s): %s", kind, e.Group, e.Broker, e.Addr, describe(e.Err))
+		return fmt.Sprintf("FindCoordinator for %s %q, answered by broker %d (%s): %s", kind, e.Group, e.Broker, e.Addr, describeKey(e.Err, kind))
 	}
 	where := "no coordinator"
 	if e.Broker >= 0 {
 		where = fmt.Sprintf("coordinator broker %d (%s)", e.Broker, e.Addr)
 	}
-	return fmt.Sprintf("%s: %s %q on %s: %s", e.API, kind, e.Group, where, describe(e.Err))
+	return fmt.Sprintf("%s: %s %q on %s: %s", e.API, kind, e.Group, where, describeKey(e.Err, kind))
 }
 func (e *GroupError) Unwrap() error { return e.Err }
 
@@ -155,10 +155,15 @@ func withBrokerMessage(err error, msg string) error {
 }
 
 // describe turns a Kafka error into its name plus a sentence a person can act on.
-func describe(err error) string {
+func describe(err error) string { return describeKey(err, "group") }
+
+// describeKey is describe for an error about a coordinator's key: kind
+// ("group" or "transactional id") says whose coordinator moved, so a
+// transaction's error does not send the reader looking for a group.
+func describeKey(err error, kind string) string {
 	var bm *brokerMessage
 	if errors.As(err, &bm) {
-		return describe(bm.err) + " (the broker says: " + bm.msg + ")"
+		return describeKey(bm.err, kind) + " (the broker says: " + bm.msg + ")"
 	}
 	var lw *LeaderWaitError
 	if errors.As(err, &lw) {
@@ -175,11 +180,13 @@ func describe(err error) string {
 	case kerr.UnknownTopicOrPartition.Code:
 		hint = "the broker does not know this partition; it may have been deleted or not yet propagated"
 	case kerr.NotCoordinator.Code, kerr.CoordinatorNotAvailable.Code, kerr.CoordinatorLoadInProgress.Code:
-		hint = "the group's coordinator is moving or loading; kql looked it up again and retried, try again shortly"
+		hint = "the " + kind + "'s coordinator is moving or loading; kql looked it up again and retried, try again shortly"
 	case kerr.TopicAuthorizationFailed.Code:
 		return ke.Message + ": not authorized: no ACL allows this on the topic (DESCRIBE to see it, READ to consume, WRITE to produce, CREATE, DELETE or ALTER to change it); ask the cluster's operator"
 	case kerr.GroupAuthorizationFailed.Code:
 		return ke.Message + ": not authorized: no ACL allows this on the group (DESCRIBE to see it, READ for its offsets, DELETE to delete it); ask the cluster's operator"
+	case kerr.TransactionalIDAuthorizationFailed.Code:
+		return ke.Message + ": not authorized: no ACL allows this on the transactional id (DESCRIBE on the transactional id to list or describe it); ask the cluster's operator"
 	case kerr.ClusterAuthorizationFailed.Code:
 		return ke.Message + ": not authorized: no ACL allows this on the cluster; ask the cluster's operator"
 	case kerr.RequestTimedOut.Code:

@@ -44,3 +44,17 @@ func TestErrorsNameBrokerAndAdvise(t *testing.T) {
 	require.Contains(t, ge.Error(), `group "billing" on coordinator broker 0 (h:1): NOT_COORDINATOR`)
 	require.True(t, errors.Is(ge, kerr.NotCoordinator))
 }
+
+// TestTxnCoordinatorErrorsNameTheTransactionalID: a transactional id's
+// coordinator error says it is the transactional id's coordinator (not a
+// group's), and an authorization failure says which ACL to ask for.
+func TestTxnCoordinatorErrorsNameTheTransactionalID(t *testing.T) {
+	ge := &GroupError{API: "DescribeTransactions", Kind: "transactional id", Group: "pay-1", Broker: 2, Addr: "h:3", Err: kerr.NotCoordinator}
+	msg := ge.Error()
+	require.Contains(t, msg, `transactional id "pay-1" on coordinator broker 2 (h:3): NOT_COORDINATOR`)
+	require.Contains(t, msg, "the transactional id's coordinator is moving or loading")
+	require.NotContains(t, msg, "group")
+
+	ge = &GroupError{API: "DescribeTransactions", Kind: "transactional id", Group: "pay-1", Broker: 2, Addr: "h:3", Err: kerr.TransactionalIDAuthorizationFailed}
+	require.Contains(t, ge.Error(), "DESCRIBE on the transactional id")
+}

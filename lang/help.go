@@ -137,7 +137,8 @@ var statementHelp = []HelpEntry{
 		"SHOW HANGING TRANSACTIONS ON TOPIC orders"},
 	{"ABORT TRANSACTION", "ABORT TRANSACTION ON TOPIC name PARTITION n PRODUCER id EPOCH e [EXECUTE]" +
 		"\n  writes an abort marker for that producer's open transaction on that partition (WriteTxnMarkers to its leader)" +
-		"\n  without EXECUTE a dry run: shows where the last stable offset moves and changes nothing",
+		"\n  without EXECUTE a dry run: shows where the last stable offset moves and changes nothing" +
+		"\n  refused while the transaction's coordinator still lists the partition (it is not hanging)",
 		"ABORT TRANSACTION ON TOPIC orders PARTITION 3 PRODUCER 4001 EPOCH 0"},
 	{"SHOW LOG DIRS", "SHOW LOG DIRS [FOR BROKER id]" + metaSuffix +
 		"\n  every broker's log directories (DescribeLogDirs to each broker); columns: broker, dir, total_bytes, usable_bytes, error",
