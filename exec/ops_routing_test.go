@@ -357,3 +357,30 @@ func TestSizesDeniedAreNullWithAWarning(t *testing.T) {
 	_, _, err := run(t, f.sess, parse(t, "SHOW LOG DIRS"))
 	require.True(t, result.IsPartial(err), "SHOW LOG DIRS itself is refused: each broker a row with the refusal: %v", err)
 }
+
+// TestSizesBrokerDownAreNullWithAWarning: a broker that does not answer
+// DescribeLogDirs leaves the sizes of its replicas NULL, with a warning
+// naming it, but SHOW TOPICS and SHOW PARTITIONS stay complete answers (exit
+// 0): their rows are the metadata, which a broker being down does not make
+// any less true, and which an operator reads precisely while a broker is
+// down (under_replicated, offline). It is also what the same broker gives
+// once the controller has fenced it (an offline replica, a note).
+func TestSizesBrokerDownAreNullWithAWarning(t *testing.T) {
+	f := newFake(t)
+	ownLogDirs(f, 2)
+	f.spread(t, "sized", 3)
+	for _, src := range []string{"SHOW TOPICS LIKE 'sized'", "SHOW PARTITIONS OF sized"} {
+		rows, res, err := run(t, f.sess, parse(t, src))
+		require.NoError(t, err, "%s: a broker down does not make the metadata partial", src)
+		require.NotEmpty(t, rows)
+		n := len(rows[0])
+		require.Nil(t, rows[0][n-1], "%s: replicas_size_bytes NULL where broker 2's replica is unknown, never 0", src)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, src)
+		require.Contains(t, w[0], "DescribeLogDirs to broker 2", "%s: the warning names the broker", src)
+		require.Contains(t, w[0], "SHOW LOG DIRS", "%s: and says where to look", src)
+	}
+	rows, _, err := run(t, f.sess, parse(t, "SHOW PARTITIONS OF sized"))
+	require.NoError(t, err)
+	require.Equal(t, int64(0), rows[0][11], "partition 0 is led by broker 0, which answered: its size is known")
+}
