@@ -134,7 +134,7 @@ func (s *Session) explainOps(ctx context.Context, p *planner, m *kafka.Metadata,
 		if err != nil {
 			return true, err
 		}
-		if _, err := s.planReplicas(with, x); err != nil {
+		if _, err := s.planReplicas(ctx, with, x); err != nil {
 			return true, err
 		}
 		p.any("Metadata", x.Topic)
