@@ -322,6 +322,17 @@ func electDryRun(m *kafka.Metadata, parts []kafka.TopicPartition, st *lang.Elect
 			if p.Leader >= 0 {
 				continue
 			}
+			var down []string
+			for _, r := range p.Replicas {
+				if _, alive := m.Broker(r); !alive {
+					down = append(down, strconv.Itoa(int(r)))
+				}
+			}
+			if len(down) == len(p.Replicas) {
+				rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), nil, nil,
+					fmt.Sprintf("would fail: no replica of %s is alive (brokers %s are down or fenced): bring one back", tp, strings.Join(down, ", "))})
+				continue
+			}
 			rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), nil, nil,
 				"dry run: the controller would pick a live replica outside the in-sync set; records only the lost leader had are gone"})
 			continue
@@ -331,7 +342,11 @@ func electDryRun(m *kafka.Metadata, parts []kafka.TopicPartition, st *lang.Elect
 			continue
 		}
 		outcome := "dry run: add EXECUTE to elect the preferred replica"
-		if !slices.Contains(p.ISR, preferred) {
+		if _, alive := m.Broker(preferred); !alive {
+			// KRaft keeps the last replica standing in the ISR of a
+			// leaderless partition: in sync, but down.
+			outcome = fmt.Sprintf("would fail: the preferred replica %d is not alive (the cluster does not list broker %d: down or fenced) (PREFERRED_LEADER_NOT_AVAILABLE)", preferred, preferred)
+		} else if !slices.Contains(p.ISR, preferred) {
 			outcome = fmt.Sprintf("would fail: the preferred replica %d is not in sync (PREFERRED_LEADER_NOT_AVAILABLE)", preferred)
 		}
 		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), leader, int64(preferred), outcome})
