@@ -384,3 +384,38 @@ func TestSizesBrokerDownAreNullWithAWarning(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(0), rows[0][11], "partition 0 is led by broker 0, which answered: its size is known")
 }
+
+// TestSizesSkipAFutureReplica: while a replica moves between two log dirs
+// of its broker (ALTER REPLICA LOG DIRS), the broker reports it twice, the
+// current replica and the future one (isFuture) growing in the new dir;
+// it is one replica, sized once, and SHOW LOG DIRS still lists both dirs.
+func TestSizesSkipAFutureReplica(t *testing.T) {
+	f := newFake(t)
+	_, err := f.adm.CreateTopic(ctxT(t), 1, 1, nil, "moving")
+	require.NoError(t, err)
+	require.NoError(t, f.MoveTopicPartition("moving", 0, 1))
+	f.ControlKey(int16(kmsg.DescribeLogDirs), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := kreq.(*kmsg.DescribeLogDirsRequest).ResponseKind().(*kmsg.DescribeLogDirsResponse)
+		// The future replica's dir sorts first, so an answer that takes
+		// the first replica it finds takes the wrong one.
+		for i, future := range []bool{true, false} {
+			d := kmsg.NewDescribeLogDirsResponseDir()
+			d.Dir = fmt.Sprintf("/data/disk-%d", i)
+			d.TotalBytes, d.UsableBytes = 1<<40, 1<<30
+			rt := kmsg.NewDescribeLogDirsResponseDirTopic()
+			rt.Topic = "moving"
+			rp := kmsg.NewDescribeLogDirsResponseDirTopicPartition()
+			rp.Partition, rp.Size, rp.IsFuture = 0, 7+493*int64(i), future // future 7, current 500
+			rt.Partitions = append(rt.Partitions, rp)
+			d.Topics = append(d.Topics, rt)
+			resp.Dirs = append(resp.Dirs, d)
+		}
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, parse(t, "SHOW PARTITIONS OF moving"))
+	require.Equal(t, int64(500), rows[0][11], "size_bytes is the current replica, not the future one")
+	require.Equal(t, int64(500), rows[0][12], "replicas_size_bytes counts the moving replica once")
+	rows, _ = mustRun(t, f.sess, parse(t, "SHOW LOG DIRS FOR BROKER 1"))
+	require.Len(t, rows, 2, "both dirs of the broker")
+}
