@@ -136,6 +136,14 @@ func TestShowLogDirsFencedBrokerIsARow(t *testing.T) {
 
 	_, _, err = run(t, f.sess, parse(t, "SHOW LOG DIRS FOR BROKER 7"))
 	require.True(t, result.IsPartial(err), "FOR BROKER names a fenced broker: a row, not 'no such broker': %v", err)
+
+	// EXPLAIN plans what the statement does: no DescribeLogDirs to a
+	// fenced broker (it cannot answer), not a 'no such broker' refusal.
+	rows, _, err = run(t, f.sess, parse(t, "EXPLAIN SHOW LOG DIRS FOR BROKER 7"))
+	require.NoError(t, err, "EXPLAIN of a statement that runs")
+	for _, r := range rows {
+		require.NotEqual(t, "DescribeLogDirs", r[1], "nothing is sent to fenced broker 7: %v", rows)
+	}
 }
 
 func TestShowLogDirsBrokerDownIsARowAndPartial(t *testing.T) {
