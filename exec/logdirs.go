@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -112,6 +113,33 @@ type replicaSizes struct {
 	// denied is a broker's refusal to describe its disks to this user
 	// (CLUSTER_AUTHORIZATION_FAILED): sizes NULL, the result not partial.
 	denied *kafka.BrokerError
+	// unsized is what could not be sized: a broker that did not answer, a
+	// replica its broker did not report. The sizes are NULL there, with a
+	// warning naming each (see unsizedWarning), and the result is not
+	// partial: the rows are the metadata, complete without the sizes.
+	unsized []error
+}
+
+// unsizedWarning says which replicas could not be sized and why.
+func (r replicaSizes) unsizedWarning() []string {
+	if len(r.unsized) == 0 {
+		return nil
+	}
+	const shown = 3
+	why := make([]string, 0, shown)
+	for i, e := range r.unsized {
+		if i == shown {
+			why = append(why, fmt.Sprintf("and %d more", len(r.unsized)-shown))
+			break
+		}
+		why = append(why, oneLine(e))
+	}
+	return []string{"size_bytes and replicas_size_bytes are NULL where a replica could not be sized (SHOW LOG DIRS shows each broker's disks): " + strings.Join(why, "; ")}
+}
+
+// warnings is every reason some sizes are NULL.
+func (r replicaSizes) warnings() []string {
+	return append(r.deniedWarning(), r.unsizedWarning()...)
 }
 
 // deniedWarning says why the sizes are NULL when the user may not describe
@@ -135,15 +163,17 @@ func (r replicaSizes) offlineNote() []string {
 
 // sizeReplicas sizes every replica of parts: DescribeLogDirs to each
 // broker that holds one (and only to those), asking each for just its own
-// replicas of parts. What could not be sized comes back as errors, one per
+// replicas of parts. What could not be sized is in unsized, one error per
 // broker that did not answer and one per replica its broker did not report:
-// the caller's size columns are NULL there and its result partial. A
-// replica on a broker the cluster does not list is offline, not a failure.
-func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition) (replicaSizes, []error, error) {
+// the caller's size columns are NULL there, with a warning, and its result
+// stays complete (a broker down must not fail SHOW TOPICS, which never
+// needed that broker before it showed sizes). A replica on a broker the
+// cluster does not list is offline, a note.
+func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition) (replicaSizes, error) {
 	sizes := replicaSizes{leader: map[kafka.TopicPartition]int64{}, total: map[kafka.TopicPartition]int64{}}
 	plan := sizePlan(m, parts)
 	if len(plan) == 0 {
-		return sizes, nil, nil
+		return sizes, nil
 	}
 	brokers := make([]int32, 0, len(plan))
 	for id := range plan {
@@ -152,7 +182,7 @@ func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []k
 	slices.Sort(brokers)
 	answers, failed, err := s.cl.DescribeLogDirs(ctx, m, brokers, plan)
 	if err != nil {
-		return sizes, nil, err
+		return sizes, err
 	}
 	byBroker := map[int32]*kafka.BrokerLogDirs{}
 	for i := range answers {
@@ -207,7 +237,8 @@ func (s *Session) sizeReplicas(ctx context.Context, m *kafka.Metadata, parts []k
 			sizes.total[tp] = sum
 		}
 	}
-	return sizes, missing, nil
+	sizes.unsized = missing
+	return sizes, nil
 }
 
 // sizePlan lists, for each broker the metadata lists, its replicas among

@@ -117,6 +117,15 @@ func (s *Session) explainOps(ctx context.Context, p *planner, m *kafka.Metadata,
 		p.any("Metadata", "brokers")
 		if x.Broker != nil {
 			if _, ok := m.Broker(*x.Broker); !ok {
+				// A fenced broker is a row with its error, asked nothing
+				// (it cannot answer); only one neither listed nor fenced
+				// is refused, as the statement refuses it.
+				fenced, _, _ := s.cl.FencedBrokers(ctx)
+				for _, b := range fenced {
+					if b.ID == *x.Broker {
+						return true, nil
+					}
+				}
 				return true, &kafka.UnknownBrokerError{ID: *x.Broker, Known: brokerIDs(m)}
 			}
 			p.perBroker("DescribeLogDirs", m, map[int32][]string{*x.Broker: {"its own log dirs (only it can describe them)"}})
@@ -134,7 +143,7 @@ func (s *Session) explainOps(ctx context.Context, p *planner, m *kafka.Metadata,
 		if err != nil {
 			return true, err
 		}
-		if _, err := s.planReplicas(with, x); err != nil {
+		if _, err := s.planReplicas(ctx, with, x); err != nil {
 			return true, err
 		}
 		p.any("Metadata", x.Topic)

@@ -177,6 +177,8 @@ func TestQuorumLagsAndLogDirsPartialWhileAControllerIsStopped(t *testing.T) {
 	require.Equal(t, status, roles, "the same voters and roles as kafka-metadata-quorum.sh")
 	require.GreaterOrEqual(t, follower, int32(0))
 
+	topic, _ := spreadTopic(t, r, 3) // a replica of every partition on every broker
+
 	require.NoError(t, r.PauseBroker(follower))
 	resumed := false
 	t.Cleanup(func() {
@@ -186,7 +188,19 @@ func TestQuorumLagsAndLogDirsPartialWhileAControllerIsStopped(t *testing.T) {
 	})
 	paused := time.Now()
 
-	rows, _, err := run(t, s, parse(t, "SHOW LOG DIRS"))
+	// SHOW TOPICS is the metadata, complete while a broker is stopped: the
+	// sizes it cannot get are NULL with a warning naming the broker (or,
+	// once the controller has fenced it, a note on its offline replicas),
+	// never a failed statement.
+	rows, res, err := run(t, s, parse(t, "SHOW TOPICS LIKE '"+topic+"'"))
+	require.NoError(t, err, "SHOW TOPICS answers while broker %d is stopped", follower)
+	require.Len(t, rows, 1)
+	require.Nil(t, rows[0][7], "replicas_size_bytes NULL: broker %d's replicas cannot be sized", follower)
+	said := strings.Join(append(res.(result.Warner).Warnings(), res.(result.Noticer).Notices()...), "\n")
+	require.True(t, strings.Contains(said, fmt.Sprintf("DescribeLogDirs to broker %d", follower)) || strings.Contains(said, "replica is offline"),
+		"the warning names broker %d: %s", follower, said)
+
+	rows, _, err = run(t, s, parse(t, "SHOW LOG DIRS"))
 	require.True(t, result.IsPartial(err), "a stopped broker makes SHOW LOG DIRS partial: %v", err)
 	require.ErrorContains(t, err, fmt.Sprintf("DescribeLogDirs to broker %d", follower))
 	var stoppedRow result.Row

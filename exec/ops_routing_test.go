@@ -136,6 +136,14 @@ func TestShowLogDirsFencedBrokerIsARow(t *testing.T) {
 
 	_, _, err = run(t, f.sess, parse(t, "SHOW LOG DIRS FOR BROKER 7"))
 	require.True(t, result.IsPartial(err), "FOR BROKER names a fenced broker: a row, not 'no such broker': %v", err)
+
+	// EXPLAIN plans what the statement does: no DescribeLogDirs to a
+	// fenced broker (it cannot answer), not a 'no such broker' refusal.
+	rows, _, err = run(t, f.sess, parse(t, "EXPLAIN SHOW LOG DIRS FOR BROKER 7"))
+	require.NoError(t, err, "EXPLAIN of a statement that runs")
+	for _, r := range rows {
+		require.NotEqual(t, "DescribeLogDirs", r[1], "nothing is sent to fenced broker 7: %v", rows)
+	}
 }
 
 func TestShowLogDirsBrokerDownIsARowAndPartial(t *testing.T) {
@@ -356,4 +364,66 @@ func TestSizesDeniedAreNullWithAWarning(t *testing.T) {
 	}
 	_, _, err := run(t, f.sess, parse(t, "SHOW LOG DIRS"))
 	require.True(t, result.IsPartial(err), "SHOW LOG DIRS itself is refused: each broker a row with the refusal: %v", err)
+}
+
+// TestSizesBrokerDownAreNullWithAWarning: a broker that does not answer
+// DescribeLogDirs leaves the sizes of its replicas NULL, with a warning
+// naming it, but SHOW TOPICS and SHOW PARTITIONS stay complete answers (exit
+// 0): their rows are the metadata, which a broker being down does not make
+// any less true, and which an operator reads precisely while a broker is
+// down (under_replicated, offline). It is also what the same broker gives
+// once the controller has fenced it (an offline replica, a note).
+func TestSizesBrokerDownAreNullWithAWarning(t *testing.T) {
+	f := newFake(t)
+	ownLogDirs(f, 2)
+	f.spread(t, "sized", 3)
+	for _, src := range []string{"SHOW TOPICS LIKE 'sized'", "SHOW PARTITIONS OF sized"} {
+		rows, res, err := run(t, f.sess, parse(t, src))
+		require.NoError(t, err, "%s: a broker down does not make the metadata partial", src)
+		require.NotEmpty(t, rows)
+		n := len(rows[0])
+		require.Nil(t, rows[0][n-1], "%s: replicas_size_bytes NULL where broker 2's replica is unknown, never 0", src)
+		w := res.(result.Warner).Warnings()
+		require.Len(t, w, 1, src)
+		require.Contains(t, w[0], "DescribeLogDirs to broker 2", "%s: the warning names the broker", src)
+		require.Contains(t, w[0], "SHOW LOG DIRS", "%s: and says where to look", src)
+	}
+	rows, _, err := run(t, f.sess, parse(t, "SHOW PARTITIONS OF sized"))
+	require.NoError(t, err)
+	require.Equal(t, int64(0), rows[0][11], "partition 0 is led by broker 0, which answered: its size is known")
+}
+
+// TestSizesSkipAFutureReplica: while a replica moves between two log dirs
+// of its broker (ALTER REPLICA LOG DIRS), the broker reports it twice, the
+// current replica and the future one (isFuture) growing in the new dir;
+// it is one replica, sized once, and SHOW LOG DIRS still lists both dirs.
+func TestSizesSkipAFutureReplica(t *testing.T) {
+	f := newFake(t)
+	_, err := f.adm.CreateTopic(ctxT(t), 1, 1, nil, "moving")
+	require.NoError(t, err)
+	require.NoError(t, f.MoveTopicPartition("moving", 0, 1))
+	f.ControlKey(int16(kmsg.DescribeLogDirs), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := kreq.(*kmsg.DescribeLogDirsRequest).ResponseKind().(*kmsg.DescribeLogDirsResponse)
+		// The future replica's dir sorts first, so an answer that takes
+		// the first replica it finds takes the wrong one.
+		for i, future := range []bool{true, false} {
+			d := kmsg.NewDescribeLogDirsResponseDir()
+			d.Dir = fmt.Sprintf("/data/disk-%d", i)
+			d.TotalBytes, d.UsableBytes = 1<<40, 1<<30
+			rt := kmsg.NewDescribeLogDirsResponseDirTopic()
+			rt.Topic = "moving"
+			rp := kmsg.NewDescribeLogDirsResponseDirTopicPartition()
+			rp.Partition, rp.Size, rp.IsFuture = 0, 7+493*int64(i), future // future 7, current 500
+			rt.Partitions = append(rt.Partitions, rp)
+			d.Topics = append(d.Topics, rt)
+			resp.Dirs = append(resp.Dirs, d)
+		}
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, parse(t, "SHOW PARTITIONS OF moving"))
+	require.Equal(t, int64(500), rows[0][11], "size_bytes is the current replica, not the future one")
+	require.Equal(t, int64(500), rows[0][12], "replicas_size_bytes counts the moving replica once")
+	rows, _ = mustRun(t, f.sess, parse(t, "SHOW LOG DIRS FOR BROKER 1"))
+	require.Len(t, rows, 2, "both dirs of the broker")
 }

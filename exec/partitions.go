@@ -25,8 +25,8 @@ var showPartitionsCols = []result.Column{
 // both bounds concurrently, and the replicas' sizes, one DescribeLogDirs to
 // each broker holding a replica (concurrently with the offsets). A
 // partition whose leader did not answer (or that has none: offline) keeps
-// its row with NULL offsets, a replica that could not be sized leaves NULL
-// sizes, and the result is partial.
+// its row with NULL offsets, and the result is partial; a replica that
+// could not be sized leaves NULL sizes and a warning (see sizeReplicas).
 func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (result.Result, error) {
 	match, err := likeMatcher(st.Like)
 	if err != nil {
@@ -56,13 +56,12 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
 		eerr, lerr, serr error
 		sizes            replicaSizes
-		sfail            []error
 		wg               sync.WaitGroup
 	)
 	if len(parts) > 0 {
 		wg.Go(func() { earliest, efail, eerr = s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false) })
 		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
-		wg.Go(func() { sizes, sfail, serr = s.sizeReplicas(ctx, m, parts) })
+		wg.Go(func() { sizes, serr = s.sizeReplicas(ctx, m, parts) })
 		wg.Wait()
 	}
 	if serr != nil {
@@ -109,11 +108,11 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	}
 	res := result.NewSlice(showPartitionsCols, rows)
 	res.Notes = sizes.offlineNote()
-	res.Warns = sizes.deniedWarning()
-	if missing := append(append(partitionErrors(efail), partitionErrors(lfail)...), sfail...); len(missing) > 0 {
-		what := "SHOW PARTITIONS (offsets or sizes of some partitions)"
+	res.Warns = sizes.warnings()
+	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
+		what := "SHOW PARTITIONS (offsets of some partitions)"
 		if st.Topic != nil {
-			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets or sizes of some partitions)", *st.Topic)
+			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets of some partitions)", *st.Topic)
 		}
 		res.Failure = &result.PartialError{What: what, Missing: missing}
 	}

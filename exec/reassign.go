@@ -64,8 +64,11 @@ type replicaPlan struct {
 // and partition exist and every broker is one the cluster lists (the
 // parser already refused an empty list and a broker named twice). A
 // broker the cluster does not list would leave the move hanging until
-// someone cancels it.
-func (s *Session) planReplicas(m *kafka.Metadata, st *lang.AlterReplicas) (replicaPlan, error) {
+// someone cancels it; so would one the controller has fenced (registered
+// but down), which Metadata leaves out too, so the error asks
+// DescribeCluster which of the two it is rather than calling a broker that
+// is down one that does not exist.
+func (s *Session) planReplicas(ctx context.Context, m *kafka.Metadata, st *lang.AlterReplicas) (replicaPlan, error) {
 	t := m.Topics[st.Topic]
 	if t == nil {
 		return replicaPlan{}, &kafka.UnknownTopicError{Topic: st.Topic}
@@ -77,6 +80,13 @@ func (s *Session) planReplicas(m *kafka.Metadata, st *lang.AlterReplicas) (repli
 	}
 	for _, b := range st.Replicas {
 		if _, ok := m.Broker(b); !ok {
+			fenced, _, _ := s.cl.FencedBrokers(ctx) // unknown on failure: the broker is then called unknown
+			for _, fb := range fenced {
+				if fb.ID == b {
+					return replicaPlan{}, fmt.Errorf("cannot move %s to %s: broker %d (%s) is registered but fenced by the controller (stopped, crashed or not heartbeating): its replica could not catch up and the move would hang until cancelled; start it, or name a live broker (SHOW BROKERS lists them)",
+						tp, replicaList(st.Replicas), b, fb.Addr())
+				}
+			}
 			return replicaPlan{}, fmt.Errorf("cannot move %s to %s: %w", tp, replicaList(st.Replicas), &kafka.UnknownBrokerError{ID: b, Known: brokerIDs(m)})
 		}
 	}
@@ -99,7 +109,7 @@ func (s *Session) alterReplicas(ctx context.Context, st *lang.AlterReplicas) (re
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.planReplicas(m, st)
+	plan, err := s.planReplicas(ctx, m, st)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +322,17 @@ func electDryRun(m *kafka.Metadata, parts []kafka.TopicPartition, st *lang.Elect
 			if p.Leader >= 0 {
 				continue
 			}
+			var down []string
+			for _, r := range p.Replicas {
+				if _, alive := m.Broker(r); !alive {
+					down = append(down, strconv.Itoa(int(r)))
+				}
+			}
+			if len(down) == len(p.Replicas) {
+				rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), nil, nil,
+					fmt.Sprintf("would fail: no replica of %s is alive (brokers %s are down or fenced): bring one back", tp, strings.Join(down, ", "))})
+				continue
+			}
 			rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), nil, nil,
 				"dry run: the controller would pick a live replica outside the in-sync set; records only the lost leader had are gone"})
 			continue
@@ -321,7 +342,11 @@ func electDryRun(m *kafka.Metadata, parts []kafka.TopicPartition, st *lang.Elect
 			continue
 		}
 		outcome := "dry run: add EXECUTE to elect the preferred replica"
-		if !slices.Contains(p.ISR, preferred) {
+		if _, alive := m.Broker(preferred); !alive {
+			// KRaft keeps the last replica standing in the ISR of a
+			// leaderless partition: in sync, but down.
+			outcome = fmt.Sprintf("would fail: the preferred replica %d is not alive (the cluster does not list broker %d: down or fenced) (PREFERRED_LEADER_NOT_AVAILABLE)", preferred, preferred)
+		} else if !slices.Contains(p.ISR, preferred) {
 			outcome = fmt.Sprintf("would fail: the preferred replica %d is not in sync (PREFERRED_LEADER_NOT_AVAILABLE)", preferred)
 		}
 		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), leader, int64(preferred), outcome})
@@ -390,7 +415,7 @@ func (s *Session) confirmOps(ctx context.Context, stmt lang.Statement) string {
 		if err != nil {
 			return q + " to " + replicaList(st.Replicas) + "?"
 		}
-		plan, err := s.planReplicas(m, st)
+		plan, err := s.planReplicas(ctx, m, st)
 		if err != nil {
 			return q + " to " + replicaList(st.Replicas) + "?"
 		}

@@ -41,7 +41,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 			parts = append(parts, partitionsOf(m.Topics[name])...)
 		}
 	}
-	sizes, missing, err := s.sizeReplicas(ctx, m, parts)
+	sizes, err := s.sizeReplicas(ctx, m, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +67,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	}
 	res := result.NewSlice(showTopicsCols, rows)
 	res.Notes = sizes.offlineNote()
-	res.Warns = sizes.deniedWarning()
-	if len(missing) > 0 {
-		res.Failure = &result.PartialError{What: "SHOW TOPICS (sizes of some partitions)", Missing: missing}
-	}
+	res.Warns = sizes.warnings()
 	return res, nil
 }
 
