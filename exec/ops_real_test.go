@@ -196,7 +196,7 @@ func TestQuorumLagsAndLogDirsPartialWhileAControllerIsStopped(t *testing.T) {
 	require.NoError(t, err, "SHOW TOPICS answers while broker %d is stopped", follower)
 	require.Len(t, rows, 1)
 	require.Nil(t, rows[0][7], "replicas_size_bytes NULL: broker %d's replicas cannot be sized", follower)
-	said := strings.Join(append(res.(result.Warner).Warnings(), res.(result.Noticer).Notices()...), "\n")
+	said := strings.Join(append(res.Stats().Warnings(), res.Stats().Notices()...), "\n")
 	require.True(t, strings.Contains(said, fmt.Sprintf("DescribeLogDirs to broker %d", follower)) || strings.Contains(said, "replica is offline"),
 		"the warning names broker %d: %s", follower, said)
 

@@ -383,7 +383,7 @@ func TestSizesBrokerDownAreNullWithAWarning(t *testing.T) {
 		require.NotEmpty(t, rows)
 		n := len(rows[0])
 		require.Nil(t, rows[0][n-1], "%s: replicas_size_bytes NULL where broker 2's replica is unknown, never 0", src)
-		w := res.(result.Warner).Warnings()
+		w := res.Stats().Warnings()
 		require.Len(t, w, 1, src)
 		require.Contains(t, w[0], "DescribeLogDirs to broker 2", "%s: the warning names the broker", src)
 		require.Contains(t, w[0], "SHOW LOG DIRS", "%s: and says where to look", src)
