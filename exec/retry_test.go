@@ -48,16 +48,17 @@ func TestRetryRoundDropsAFatalPartitionFailure(t *testing.T) {
 }
 
 // A fault that fires on the first try and on every retry (kafka.Leaders
-// makes 4 rounds) is reported, never dropped; the other partitions keep
-// their answers.
+// makes 4 rounds, for each of DESCRIBE TOPIC's ListOffsets: earliest,
+// latest and the last stable offset) is reported, never dropped; the other
+// partitions keep their answers.
 func TestFaultOnBothTriesIsReported(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 6)
 	f.produce(t, "t", 6, 3)
-	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "t", Partitions: []int32{2}, Err: kerr.NotLeaderForPartition, Count: 4})
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "t", Partitions: []int32{2}, Err: kerr.NotLeaderForPartition, Count: -1})
 	defer h.Remove()
 	rows, _, err := run(t, f.sess, &lang.DescribeTopic{Topic: "t"})
-	require.Equal(t, 4, h.Hits())
+	require.GreaterOrEqual(t, h.Hits(), 4, "every round asked the partition again")
 	require.True(t, result.IsPartial(err), "%v", err)
 	require.Contains(t, err.Error(), "partition t/2 on broker 2")
 	require.Contains(t, err.Error(), "NOT_LEADER_FOR_PARTITION")
