@@ -366,7 +366,9 @@ func (a *minMax) result() Value {
 // the 64-bit range is an error (RangeError), as + is; a running sum that
 // passes the range on the way goes on exactly (in big), so the answer
 // does not depend on the order the records came in (9223372036854775807,
-// 1, -1 sums as 9223372036854775807, -1, 1 does). avg is a decimal anyway.
+// 1, -1 sums as 9223372036854775807, -1, 1 does). With decimals among
+// them, the result is the integers' exact sum plus the decimals' sum;
+// avg is a decimal anyway.
 type sum struct {
 	avg   bool
 	n     int64
@@ -382,23 +384,18 @@ func (a *sum) add(e *env, v Value) {
 	case Null:
 		return
 	case Int:
-		if !a.float {
-			if a.big != nil {
-				a.big.Add(a.big, big.NewInt(v.I))
-			} else if s, ok := addInt(a.i, v.I); ok {
-				a.i = s
-			} else {
-				a.big = new(big.Int).SetInt64(a.i)
-				a.big.Add(a.big, big.NewInt(v.I))
-			}
-			a.n++
-			return
+		// The integers sum exactly also beside decimals (f sums those):
+		// a huge running sum that cancels out is not rounded on the way.
+		if a.big != nil {
+			a.big.Add(a.big, big.NewInt(v.I))
+		} else if s, ok := addInt(a.i, v.I); ok {
+			a.i = s
+		} else {
+			a.big = new(big.Int).SetInt64(a.i)
+			a.big.Add(a.big, big.NewInt(v.I))
 		}
-		a.f += float64(v.I)
 	case Float:
-		if !a.float {
-			a.float, a.f = true, a.exact()
-		}
+		a.float = true
 		a.f += v.F
 	default:
 		e.warn.notNumber(e, a.text, v.K)
@@ -411,26 +408,23 @@ func (a *sum) result() Value {
 	if a.n == 0 {
 		return null
 	}
-	total := a.f
-	if !a.float {
-		if !a.avg && a.big == nil {
+	if !a.float && !a.avg {
+		switch {
+		case a.big == nil:
 			return Value{K: Int, I: a.i}
-		}
-		if !a.avg && a.big.IsInt64() {
+		case a.big.IsInt64():
 			return Value{K: Int, I: a.big.Int64()}
 		}
-		if !a.avg {
-			return null // pastRange: aggResultNode reports it
-		}
-		total = a.exact()
+		return null // pastRange: aggResultNode reports it
 	}
+	total := a.exact() + a.f
 	if a.avg {
 		return Value{K: Float, F: total / float64(a.n)}
 	}
 	return Value{K: Float, F: total}
 }
 
-// exact is the integers' sum so far as a decimal.
+// exact is the integers' sum as a decimal.
 func (a *sum) exact() float64 {
 	if a.big != nil {
 		f, _ := new(big.Float).SetInt(a.big).Float64()
