@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kql-dev/kql/result"
 )
@@ -321,6 +322,23 @@ func TestTimestampArithmeticTypes(t *testing.T) {
 	row, cols, _ := project(t, "timestamp - 0.5", rec)
 	if got := cell(row[0], cols[0].Type); got != fmt.Sprint(float64(rec.Timestamp)-0.5) && got != "1.7673158449995e+12" {
 		t.Errorf("timestamp - 0.5 = %s", got)
+	}
+	// A column typed by its values (a path's, a number's that may be an
+	// integer or a decimal) writes a timestamp value as a timestamp, as a
+	// timestamp column does, not as text that only looks like one.
+	at := &result.Record{Timestamp: 1767323045000, Value: []byte(`{"n":1000,"f":0.5}`)}
+	for _, expr := range []string{"timestamp + value.n", "timestamp + value.n * 1", "value.n * 1 + timestamp", "coalesce(timestamp, 0.5)"} {
+		row, cols, err := project(t, expr, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := row[0].(time.Time); !ok || got.UnixMilli() < 1767323045000 {
+			t.Errorf("SELECT %s: %T(%v) in a column of type %d, want a time.Time", expr, row[0], row[0], cols[0].Type)
+		}
+	}
+	row, _, _ = project(t, "timestamp - value.f", at)
+	if _, ok := row[0].(result.JSON); !ok {
+		t.Errorf("timestamp - value.f (0.5): %T(%v), want a JSON number", row[0], row[0])
 	}
 }
 
