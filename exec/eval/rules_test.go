@@ -342,6 +342,22 @@ func TestTimestampArithmeticTypes(t *testing.T) {
 	}
 }
 
+// TestTwoTimestampsOnlySubtract: timestamp - timestamp is milliseconds;
+// any other arithmetic of two timestamps is NULL with the warning (the
+// differential test's max(timestamp) + max(timestamp)).
+func TestTwoTimestampsOnlySubtract(t *testing.T) {
+	for _, expr := range []string{"timestamp + timestamp", "timestamp * timestamp", "timestamp / timestamp", "timestamp % timestamp", "timestamp + 1 + timestamp"} {
+		got, c := evalOn(t, expr, rec)
+		if w := c.Warnings.String(); got.K != Null || !strings.Contains(w, expr) {
+			t.Errorf("%s = %s with warning %q, want NULL with a warning naming it", expr, show(got), w)
+		}
+	}
+	got, c := evalOn(t, "timestamp - (timestamp - 1000)", rec)
+	if show(got) != "1000" || c.Warnings.String() != "" {
+		t.Errorf("timestamp - (timestamp - 1000) = %s (warning %q), want 1000", show(got), c.Warnings.String())
+	}
+}
+
 // TestSumOverflowDoesNotDependOnRecordOrder: sum() of integers is exact
 // whatever order the records come in (a read of several partitions
 // interleaves them): only a total past the 64-bit range is an error, not a
