@@ -592,6 +592,14 @@ func (g *queryGen) limits(all bool) (string, string) {
 }
 
 func (g *queryGen) aggregateCall() gx {
+	x, _ := g.aggregate()
+	return x
+}
+
+// aggregate is an aggregate call or arithmetic on them; at reports that
+// the value is a timestamp whenever it is an integer (min(timestamp),
+// max(timestamp) + 1, not max(timestamp) - min(timestamp)).
+func (g *queryGen) aggregate() (_ gx, at bool) {
 	var x gx
 	switch g.pick(3) {
 	case 0:
@@ -603,28 +611,31 @@ func (g *queryGen) aggregateCall() gx {
 	}
 	switch g.pick(9) {
 	case 0:
-		return gx{"count(*)", "count(*)"}
+		return gx{"count(*)", "count(*)"}, false
 	case 1:
-		return gx{"count(" + x.k + ")", "count(" + x.s + ")"}
+		return gx{"count(" + x.k + ")", "count(" + x.s + ")"}, false
 	case 2:
-		return gx{"count(DISTINCT " + x.k + ")", "count(DISTINCT " + x.s + ")"}
+		return gx{"count(DISTINCT " + x.k + ")", "count(DISTINCT " + x.s + ")"}, false
 	case 3, 4:
 		fn := []string{"min", "max"}[g.pick(2)]
 		if g.chance(20) {
-			return gx{fn + "(timestamp)", fn + "(q.ts)"}
+			return gx{fn + "(timestamp)", fn + "(q.ts)"}, true
 		}
-		return gx{fn + "(" + x.k + ")", sqlMinMax(fn, x.s)}
+		return gx{fn + "(" + x.k + ")", sqlMinMax(fn, x.s)}, false
 	case 5, 6:
-		return gx{"sum(" + x.k + ")", sqlSum("sum", x.s)}
+		return gx{"sum(" + x.k + ")", sqlSum("sum", x.s)}, false
 	case 7:
-		return gx{"avg(" + x.k + ")", sqlSum("avg", x.s)}
+		return gx{"avg(" + x.k + ")", sqlSum("avg", x.s)}, false
 	}
-	a, b := g.aggregateCall(), g.intLit()
+	a, at := g.aggregate()
+	b, bt := g.intLit(), false
 	if g.chance(50) {
-		b = g.aggregateCall()
+		b, bt = g.aggregate()
 	}
 	op := []string{"+", "-", "*"}[g.pick(3)]
-	return gx{"(" + a.k + " " + op + " " + b.k + ")", sqlArith(a.s, op, b.s)}
+	// A timestamp and an integer make a timestamp; two timestamps make
+	// milliseconds (-) or NULL (sqlTimeArith).
+	return gx{"(" + a.k + " " + op + " " + b.k + ")", sqlTimeArith(a.s, at, op, b.s, bt)}, at != bt
 }
 
 func (g *queryGen) groupKey() gx {

@@ -196,6 +196,17 @@ func sqlArith(a, op, b string) string {
 		sqlNumeric(a), sqlNumeric(b), ints, intOp, intOp, floatOp)
 }
 
+// sqlTimeArith is a op b, where at (bt) says that a (b) is a timestamp
+// whenever it is an integer. kql rule: two timestamps only subtract (to
+// milliseconds); timestamp + timestamp, and *, / and %, are NULL with the
+// warning.
+func sqlTimeArith(a string, at bool, op, b string, bt bool) string {
+	if !at || !bt || op == "-" {
+		return sqlArith(a, op, b)
+	}
+	return fmt.Sprintf("(CASE WHEN typeof(%s) = 'integer' AND typeof(%s) = 'integer' THEN NULL ELSE %s END)", a, b, sqlArith(a, op, b))
+}
+
 // sqlTextOnly applies f to x when x is text; kql rule: LIKE, ~, length,
 // lower and upper on a number or boolean are NULL.
 func sqlTextOnly(x, f string) string {

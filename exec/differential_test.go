@@ -156,10 +156,60 @@ func trulyOverflows(what string) bool {
 	return !x.IsInt64()
 }
 
-// lenient is the SQL with integer overflow a NULL instead of an error
-// (total is sum in decimals, without its overflow error).
+// lenient is the SQL with integer overflow a NULL instead of an error:
+// SQLite's sum of integers fails when its running sum passes the 64-bit
+// range, kql's only when the total does. total is sum in decimals without
+// that error, but 0.0 over no numbers, where sum (and kql) is NULL; so
+// sum(x) becomes CASE WHEN count(x) > 0 THEN total(x) END.
 func lenient(q string) string {
-	return strings.NewReplacer("kql_overflow()", "NULL", "sum(", "total(").Replace(q)
+	q = strings.ReplaceAll(q, "kql_overflow()", "NULL")
+	var sb strings.Builder
+	for {
+		i := strings.Index(q, "sum(")
+		if i < 0 || i > 0 && isIdentByte(q[i-1]) {
+			if i < 0 {
+				sb.WriteString(q)
+				return sb.String()
+			}
+			sb.WriteString(q[:i+4])
+			q = q[i+4:]
+			continue
+		}
+		end, depth := -1, 0
+		for j := i + 3; j < len(q) && end < 0; j++ {
+			switch q[j] {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					end = j
+				}
+			case '\'':
+				// a string literal: skip to its closing quote ('' inside)
+				for j++; j < len(q); j++ {
+					if q[j] == '\'' {
+						if j+1 < len(q) && q[j+1] == '\'' {
+							j++
+							continue
+						}
+						break
+					}
+				}
+			}
+		}
+		if end < 0 {
+			sb.WriteString(q)
+			return sb.String()
+		}
+		arg := lenient(q[i+4 : end])
+		sb.WriteString(q[:i])
+		fmt.Fprintf(&sb, "(CASE WHEN count(%s) > 0 THEN total(%s) END)", arg, arg)
+		q = q[end+1:]
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func envInt(t *testing.T, name string, def int) int {

@@ -414,8 +414,9 @@ func (a *aggResult) Err() error {
 func (a *aggResult) Close()               { a.scan.Close() }
 func (a *aggResult) Stats() *result.Stats { return a.scan.Stats() }
 
-// orderResult reads the whole range and keeps the first LIMIT rows by
-// ORDER BY in a heap: memory is bounded by LIMIT, not by the range.
+// orderResult reads the whole range and keeps the first SKIP + LIMIT rows
+// by ORDER BY in a heap, then leaves out the first SKIP: memory is bounded
+// by SKIP + LIMIT, not by the range.
 type orderResult struct {
 	scan  *consumeResult
 	ord   *eval.Order
@@ -540,9 +541,17 @@ func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown, ke
 	}
 	switch {
 	case st.HasAggregates():
-		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, then LIMIT limits the groups (at most 100000 groups)"})
+		limits := "then LIMIT limits the groups"
+		if st.Skip != nil {
+			limits = "then SKIP and LIMIT skip and limit the groups"
+		}
+		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, " + limits + " (at most 100000 groups)"})
 	case st.OrderBy != nil:
-		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, keeps the first LIMIT rows by ORDER BY"})
+		keeps := "keeps the first LIMIT rows by ORDER BY"
+		if st.Skip != nil {
+			keeps = "keeps the first SKIP + LIMIT rows by ORDER BY, then leaves out the first SKIP"
+		}
+		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, " + keeps})
 	}
 }
 

@@ -373,4 +373,25 @@ func TestSkipAppliesToOrderByAndAggregates(t *testing.T) {
 	}
 	rows, _, _ := query(t, s, "SELECT count(*) FROM "+lang.QuoteName(topic)+" SKIP 1")
 	require.Empty(t, rows, "SKIP 1 of the one row of an aggregate without GROUP BY")
+
+	// EXPLAIN says SKIP where it applies, and only when it is given.
+	explains := []struct{ src, want string }{
+		{"SELECT key FROM %s ORDER BY key LIMIT 3 SKIP 2", "keeps the first SKIP + LIMIT rows by ORDER BY, then leaves out the first SKIP"},
+		{"SELECT key FROM %s ORDER BY key LIMIT 3", "keeps the first LIMIT rows by ORDER BY"},
+		{"SELECT value.status, count(*) FROM %s GROUP BY value.status OFFSET 1", "then SKIP and LIMIT skip and limit the groups"},
+		{"SELECT value.status, count(*) FROM %s GROUP BY value.status", "then LIMIT limits the groups"},
+	}
+	for _, tc := range explains {
+		src := "EXPLAIN " + fmt.Sprintf(tc.src, lang.QuoteName(topic))
+		ex, _, _ := query(t, s, src)
+		var lines []string
+		for _, r := range ex {
+			lines = append(lines, fmt.Sprint(r...))
+		}
+		joined := strings.Join(lines, "\n")
+		require.Contains(t, joined, tc.want, src)
+		if !strings.Contains(tc.src, "SKIP") && !strings.Contains(tc.src, "OFFSET") {
+			require.NotContains(t, joined, "SKIP", src)
+		}
+	}
 }

@@ -298,15 +298,15 @@ func (ps *parseState) checkRecordQuery(c *Consume, items []*gSelItem, orderBy []
 	return nil
 }
 
-// ungrouped returns the first part of x that an aggregating SELECT cannot
-// show: a column outside any aggregate and outside every GROUP BY
-// expression. nil means x is fine.
 // startsWithDigit reports whether the expression at pos is written as a
 // bare number: ORDER BY 2 is a position, ORDER BY -(-2) or (2) the constant.
 func startsWithDigit(src string, pos lexer.Position) bool {
 	return pos.Offset < len(src) && src[pos.Offset] >= '0' && src[pos.Offset] <= '9'
 }
 
+// ungrouped returns the first part of x that an aggregating SELECT cannot
+// show: a column outside any aggregate and outside every GROUP BY
+// expression. nil means x is fine.
 func ungrouped(x Expr, groupBy []Expr) Expr {
 	var bad Expr
 	var visit func(Expr) bool

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 
 	"github.com/kql-dev/kql/lang"
@@ -232,7 +233,12 @@ func (n *aggResultNode) eval(e *env) Value {
 	if n.a.cur == nil {
 		return null
 	}
-	return n.a.cur.accs[n.i].result()
+	acc := n.a.cur.accs[n.i]
+	if s, ok := acc.(*sum); ok && s.pastRange() {
+		e.fail(&RangeError{Expr: s.text, What: "the sum " + s.big.String(), Where: e.where(), Sum: true})
+		return null
+	}
+	return acc.result()
 }
 
 // appendKey encodes v so that equal values, and only those, encode alike.
@@ -356,13 +362,18 @@ func (a *minMax) result() Value {
 }
 
 // sum is sum(e) and avg(e): integers sum exactly, decimals as float64;
-// text is skipped with a warning. A sum of integers past the 64-bit range
-// is an error (RangeError), as + is; avg, a decimal anyway, goes on in
-// float64 from there.
+// text is skipped with a warning. A sum of integers whose total is past
+// the 64-bit range is an error (RangeError), as + is; a running sum that
+// passes the range on the way goes on exactly (in big), so the answer
+// does not depend on the order the records came in (9223372036854775807,
+// 1, -1 sums as 9223372036854775807, -1, 1 does). With decimals among
+// them, the result is the integers' exact sum plus the decimals' sum;
+// avg is a decimal anyway.
 type sum struct {
 	avg   bool
 	n     int64
 	i     int64
+	big   *big.Int // the exact sum once i could not hold it; nil before
 	f     float64
 	float bool
 	text  string
@@ -373,23 +384,18 @@ func (a *sum) add(e *env, v Value) {
 	case Null:
 		return
 	case Int:
-		if !a.float {
-			if s, ok := addInt(a.i, v.I); ok {
-				a.i = s
-				a.n++
-				return
-			}
-			if !a.avg {
-				e.fail(&RangeError{Expr: a.text, What: fmt.Sprintf("the sum %d + %d", a.i, v.I), Where: e.where(), Sum: true})
-				return
-			}
-			a.float, a.f = true, float64(a.i)
+		// The integers sum exactly also beside decimals (f sums those):
+		// a huge running sum that cancels out is not rounded on the way.
+		if a.big != nil {
+			a.big.Add(a.big, big.NewInt(v.I))
+		} else if s, ok := addInt(a.i, v.I); ok {
+			a.i = s
+		} else {
+			a.big = new(big.Int).SetInt64(a.i)
+			a.big.Add(a.big, big.NewInt(v.I))
 		}
-		a.f += float64(v.I)
 	case Float:
-		if !a.float {
-			a.float, a.f = true, float64(a.i)
-		}
+		a.float = true
 		a.f += v.F
 	default:
 		e.warn.notNumber(e, a.text, v.K)
@@ -402,17 +408,34 @@ func (a *sum) result() Value {
 	if a.n == 0 {
 		return null
 	}
-	total := a.f
-	if !a.float {
-		if !a.avg {
+	if !a.float && !a.avg {
+		switch {
+		case a.big == nil:
 			return Value{K: Int, I: a.i}
+		case a.big.IsInt64():
+			return Value{K: Int, I: a.big.Int64()}
 		}
-		total = float64(a.i)
+		return null // pastRange: aggResultNode reports it
 	}
+	total := a.exact() + a.f
 	if a.avg {
 		return Value{K: Float, F: total / float64(a.n)}
 	}
 	return Value{K: Float, F: total}
+}
+
+// exact is the integers' sum as a decimal.
+func (a *sum) exact() float64 {
+	if a.big != nil {
+		f, _ := new(big.Float).SetInt(a.big).Float64()
+		return f
+	}
+	return float64(a.i)
+}
+
+// pastRange reports whether sum()'s integer total is past the 64-bit range.
+func (a *sum) pastRange() bool {
+	return !a.avg && !a.float && a.big != nil && !a.big.IsInt64()
 }
 
 // CompareKeys orders two rows' ORDER BY keys: NULL after every value

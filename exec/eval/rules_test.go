@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kql-dev/kql/result"
 )
@@ -219,10 +220,11 @@ func TestIntegerOverflowIsAnError(t *testing.T) {
 	if err := c.Err(); err == nil || !strings.Contains(err.Error(), "value.max + offset: bigint out of range") {
 		t.Errorf("WHERE value.max + offset > 0: %v", err)
 	}
-	// sum() of integers past the range is the same error, naming the
-	// record where it passed; avg goes on as a decimal.
+	// sum() of integers past the range is the same error, once the total
+	// is known (TestSumOverflowDoesNotDependOnRecordOrder); avg goes on as
+	// a decimal.
 	_, _, err = aggregateErr(t, "SELECT sum(value.n) FROM t", `{"n":9223372036854775800}`, `{"n":7}`, `{"n":1}`)
-	if err == nil || !strings.Contains(err.Error(), "sum(value.n): bigint out of range: the sum 9223372036854775807 + 1 is past the 64-bit integer range (-9223372036854775808 to 9223372036854775807) at partition 0 offset 2; sum a decimal instead") {
+	if err == nil || !strings.Contains(err.Error(), "sum(value.n): bigint out of range: the sum 9223372036854775808 is past the 64-bit integer range (-9223372036854775808 to 9223372036854775807) in a group's result; sum a decimal instead") {
 		t.Errorf("sum past the range: %v", err)
 	}
 	rows := aggregate(t, "SELECT avg(value.n), sum(value.n * 1.0) FROM t", `{"n":9223372036854775800}`, `{"n":9223372036854775800}`)
@@ -320,5 +322,73 @@ func TestTimestampArithmeticTypes(t *testing.T) {
 	row, cols, _ := project(t, "timestamp - 0.5", rec)
 	if got := cell(row[0], cols[0].Type); got != fmt.Sprint(float64(rec.Timestamp)-0.5) && got != "1.7673158449995e+12" {
 		t.Errorf("timestamp - 0.5 = %s", got)
+	}
+	// A column typed by its values (a path's, a number's that may be an
+	// integer or a decimal) writes a timestamp value as a timestamp, as a
+	// timestamp column does, not as text that only looks like one.
+	at := &result.Record{Timestamp: 1767323045000, Value: []byte(`{"n":1000,"f":0.5}`)}
+	for _, expr := range []string{"timestamp + value.n", "timestamp + value.n * 1", "value.n * 1 + timestamp", "coalesce(timestamp, 0.5)"} {
+		row, cols, err := project(t, expr, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := row[0].(time.Time); !ok || got.UnixMilli() < 1767323045000 {
+			t.Errorf("SELECT %s: %T(%v) in a column of type %d, want a time.Time", expr, row[0], row[0], cols[0].Type)
+		}
+	}
+	row, _, _ = project(t, "timestamp - value.f", at)
+	if _, ok := row[0].(result.JSON); !ok {
+		t.Errorf("timestamp - value.f (0.5): %T(%v), want a JSON number", row[0], row[0])
+	}
+}
+
+// TestTwoTimestampsOnlySubtract: timestamp - timestamp is milliseconds;
+// any other arithmetic of two timestamps is NULL with the warning (the
+// differential test's max(timestamp) + max(timestamp)).
+func TestTwoTimestampsOnlySubtract(t *testing.T) {
+	for _, expr := range []string{"timestamp + timestamp", "timestamp * timestamp", "timestamp / timestamp", "timestamp % timestamp", "timestamp + 1 + timestamp"} {
+		got, c := evalOn(t, expr, rec)
+		if w := c.Warnings.String(); got.K != Null || !strings.Contains(w, expr) {
+			t.Errorf("%s = %s with warning %q, want NULL with a warning naming it", expr, show(got), w)
+		}
+	}
+	got, c := evalOn(t, "timestamp - (timestamp - 1000)", rec)
+	if show(got) != "1000" || c.Warnings.String() != "" {
+		t.Errorf("timestamp - (timestamp - 1000) = %s (warning %q), want 1000", show(got), c.Warnings.String())
+	}
+}
+
+// TestSumOverflowDoesNotDependOnRecordOrder: sum() of integers is exact
+// whatever order the records come in (a read of several partitions
+// interleaves them): only a total past the 64-bit range is an error, not a
+// running sum that passes it on the way (9223372036854775807, 1, -1 sums to
+// 9223372036854775807, as 9223372036854775807, -1, 1 does).
+func TestSumOverflowDoesNotDependOnRecordOrder(t *testing.T) {
+	cases := []struct {
+		values []string
+		want   string // the sum, or a part of the error
+	}{
+		{[]string{`{"n":9223372036854775807}`, `{"n":1}`, `{"n":-1}`}, "9223372036854775807"},
+		{[]string{`{"n":-9223372036854775808}`, `{"n":-1}`, `{"n":1}`, `{"n":5}`}, "-9223372036854775803"},
+		{[]string{`{"n":9223372036854775807}`, `{"n":9223372036854775807}`, `{"n":-9223372036854775808}`, `{"n":2}`}, "9223372036854775808"},
+		{[]string{`{"n":9223372036854775807}`, `{"n":1}`, `{"n":1.5}`}, "9.223372036854776e+18"},
+		// The integers stay exact beside a decimal: no rounding of a huge
+		// running sum that cancels out.
+		{[]string{`{"n":9223372036854775807}`, `{"n":0.5}`, `{"n":-9223372036854775807}`, `{"n":1}`}, "1.5"},
+		{[]string{`{"n":9223372036854775800}`, `{"n":7}`, `{"n":1}`}, "sum(value.n): bigint out of range: the sum 9223372036854775808 is past the 64-bit integer range (-9223372036854775808 to 9223372036854775807) in a group's result; sum a decimal instead"},
+	}
+	for _, tc := range cases {
+		permutations(tc.values, func(order []string) {
+			rows, _, err := aggregateErr(t, "SELECT sum(value.n) FROM t", order...)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = fmt.Sprint(rows[0][0])
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("sum of %v = %s, want %s", order, got, tc.want)
+			}
+		})
 	}
 }

@@ -141,7 +141,14 @@ func (v Value) Any(t result.Type) any {
 		if v.K == Bool {
 			return v.I != 0
 		}
-	case result.String, result.Number:
+	case result.Number, result.Bytes:
+		if v.K == Time {
+			// A column typed by its values (timestamp + value.n, where
+			// value.n may be a decimal) writes a timestamp as one.
+			return time.UnixMilli(v.I).UTC()
+		}
+	}
+	if t == result.String || t == result.Number {
 		return string(v.Text())
 	}
 	if t == result.Bytes && v.K != Bytes && v.K != Time {
