@@ -117,6 +117,32 @@ type resetTargets struct {
 	at    int64 // TO d AGO: the time it resolved to, epoch milliseconds
 }
 
+// lagBefore is a row's lag before the reset: latest - current, or nil
+// where there is no current offset.
+func (r resetRow) lagBefore() any {
+	if r.current == nil {
+		return nil
+	}
+	return max(r.latest-*r.current, 0)
+}
+
+// resetAnswerRows is the answer of RESET GROUP and RESET SHARE GROUP, a
+// row a partition; one that failed has a NULL new_offset and lag_after.
+func resetAnswerRows(plan []resetRow, failed map[kafka.TopicPartition]*kafka.PartitionError, lagBefore func(resetRow) any) []result.Row {
+	rows := make([]result.Row, 0, len(plan))
+	for _, r := range plan {
+		var cur, newOff, lagAfter any
+		if r.current != nil {
+			cur = *r.current
+		}
+		if failed[r.tp] == nil {
+			newOff, lagAfter = r.target, r.latest-r.target
+		}
+		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, lagBefore(r), lagAfter})
+	}
+	return rows
+}
+
 type resetPlan struct {
 	resetTargets
 	meta    *kafka.Metadata
@@ -370,19 +396,7 @@ func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.R
 		}
 		s.forgetNames()
 	}
-	rows := make([]result.Row, 0, len(plan.rows))
-	for _, r := range plan.rows {
-		var cur, lagBefore, newOff, lagAfter any
-		if r.current != nil {
-			cur = *r.current
-			lagBefore = max(r.latest-*r.current, 0)
-		}
-		if failed[r.tp] == nil {
-			newOff, lagAfter = r.target, r.latest-r.target
-		}
-		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, lagBefore, lagAfter})
-	}
-	res := result.NewSlice(resetCols, rows)
+	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, resetRow.lagBefore))
 	res.Notes = plan.notes
 	n := len(plan.rows)
 	switch {

@@ -130,7 +130,7 @@ func (p *shareResetPlan) lagBefore(r resetRow) any {
 		}
 		return l
 	}
-	return max(r.latest-*r.current, 0)
+	return r.lagBefore()
 }
 
 func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup) (result.Result, error) {
@@ -154,18 +154,7 @@ func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup)
 		}
 		s.forgetNames()
 	}
-	rows := make([]result.Row, 0, len(plan.rows))
-	for _, r := range plan.rows {
-		var cur, newOff, lagAfter any
-		if r.current != nil {
-			cur = *r.current
-		}
-		if failed[r.tp] == nil {
-			newOff, lagAfter = r.target, r.latest-r.target
-		}
-		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, plan.lagBefore(r), lagAfter})
-	}
-	res := result.NewSlice(resetCols, rows)
+	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, plan.lagBefore))
 	res.Notes = plan.notes
 	n := len(plan.rows)
 	switch {
