@@ -218,50 +218,63 @@ func alterWhat(st *lang.AlterConfigs) string {
 // the resource's own with a value other than before; an UNSET when the
 // config is no longer the resource's own and its value has moved.
 func (s *Session) readBack(ctx context.Context, st *lang.AlterConfigs, r kafka.ConfigResource, before map[string]kafka.ConfigEntry) ([]kafka.ConfigEntry, bool) {
-	deadline := time.Now().Add(configSettle)
 	own := ownSource(st.Resource.Kind)
-	var last []kafka.ConfigEntry
-	for {
+	return readUntil(ctx, configSettle, func() ([]kafka.ConfigEntry, bool, error) {
 		entries, err := s.cl.DescribeConfigs(ctx, r)
+		if err != nil {
+			return nil, false, err
+		}
+		now := index(entries)
+		done := true
+		for _, c := range st.Set {
+			e, ok := now[c.Name]
+			if ok && e.Sensitive {
+				continue // there is no value to compare with
+			}
+			if !ok || e.Value == nil {
+				done = false
+				continue
+			}
+			was := before[c.Name]
+			// A broker can report the new source before the new value
+			// (the dynamic config is stored before it is applied), so
+			// the value itself must have moved.
+			changed := e.Source == own && (was.Value == nil || *was.Value != *e.Value)
+			if !changed && canonicalValue(*e.Value) != canonicalValue(c.Value) {
+				done = false
+			}
+		}
+		for _, n := range st.Unset {
+			e, ok := now[n]
+			if ok && e.Source == own {
+				done = false
+				continue
+			}
+			// As for SET, the source can change before the value:
+			// an override gone shows when its value has gone too
+			// (an override equal to the default reads back only at
+			// the deadline, with the notice below).
+			if was, wasOwn := before[n]; ok && wasOwn && was.Source == own && !e.Sensitive &&
+				was.Value != nil && e.Value != nil && *was.Value == *e.Value {
+				done = false
+			}
+		}
+		return entries, done, nil
+	})
+}
+
+// readUntil reads until read says the change shows, or bound passes, or
+// ctx ends: a broker may answer before it has applied a change it
+// forwarded. It returns the last answer read and whether it showed.
+func readUntil[T any](ctx context.Context, bound time.Duration, read func() (T, bool, error)) (T, bool) {
+	deadline := time.Now().Add(bound)
+	var last T
+	for {
+		now, done, err := read()
 		if err == nil {
-			last = entries
-			now := index(entries)
-			done := true
-			for _, c := range st.Set {
-				e, ok := now[c.Name]
-				if ok && e.Sensitive {
-					continue // there is no value to compare with
-				}
-				if !ok || e.Value == nil {
-					done = false
-					continue
-				}
-				was := before[c.Name]
-				// A broker can report the new source before the new value
-				// (the dynamic config is stored before it is applied), so
-				// the value itself must have moved.
-				changed := e.Source == own && (was.Value == nil || *was.Value != *e.Value)
-				if !changed && canonicalValue(*e.Value) != canonicalValue(c.Value) {
-					done = false
-				}
-			}
-			for _, n := range st.Unset {
-				e, ok := now[n]
-				if ok && e.Source == own {
-					done = false
-					continue
-				}
-				// As for SET, the source can change before the value:
-				// an override gone shows when its value has gone too
-				// (an override equal to the default reads back only at
-				// the deadline, with the notice below).
-				if was, wasOwn := before[n]; ok && wasOwn && was.Source == own && !e.Sensitive &&
-					was.Value != nil && e.Value != nil && *was.Value == *e.Value {
-					done = false
-				}
-			}
+			last = now
 			if done {
-				return entries, true
+				return now, true
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {

@@ -276,11 +276,7 @@ func TestCloseAnyTimeLeavesNoGoroutine(t *testing.T) {
 func TestThousandPartitionsSmallBudget(t *testing.T) {
 	f := newFake(t)
 	const parts = 1000
-	_, err := f.adm.CreateTopic(ctxT(t), parts, 3, nil, "t")
-	require.NoError(t, err)
-	for p := int32(0); p < parts; p++ {
-		require.NoError(t, f.MoveTopicPartition("t", p, p%3))
-	}
+	f.spread(t, "t", parts)
 	const n = parts * 20
 	require.NoError(t, seedRecords(ctxT(t), f.kcl, "t", parts, n))
 	f.sess.ReadBudget = 64 << 10
@@ -320,11 +316,7 @@ func TestThousandPartitionsSmallBudget(t *testing.T) {
 func TestNewestOnAThousandPartitionsIsNotQuadratic(t *testing.T) {
 	f := newFake(t)
 	const parts = 1000
-	_, err := f.adm.CreateTopic(ctxT(t), parts, 3, nil, "t")
-	require.NoError(t, err)
-	for p := int32(0); p < parts; p++ {
-		require.NoError(t, f.MoveTopicPartition("t", p, p%3))
-	}
+	f.spread(t, "t", parts)
 	const n = parts * 100
 	require.NoError(t, seedRecords(ctxT(t), f.kcl, "t", parts, n))
 	timed := func(from lang.StartKind, limit int64) (time.Duration, []result.Row) {

@@ -74,10 +74,6 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		m = with
 		return m.Topics[name], nil
 	}
-	all := map[int32][]string{}
-	for _, b := range m.Brokers {
-		all[b.ID] = nil
-	}
 	switch x := st.Stmt.(type) {
 	case *lang.ShowTopics:
 		p.any("Metadata", "all topics")
@@ -99,7 +95,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.any("DescribeQuorum", "__cluster_metadata/0")
 	case *lang.ShowGroups:
 		p.any("Metadata", "brokers")
-		p.perBroker("ListGroups", m, all)
+		everyBroker(p, m, "ListGroups", "")
 		p.step++
 		p.rows = append(p.rows,
 			result.Row{p.step, "Metadata", nil, "any broker", "all topics"},

@@ -63,28 +63,8 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
-		if x.Topic == nil {
-			for range 2 {
-				p.step++
-				p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions"})
-			}
-			if x.To.Kind == lang.ResetTimestamp || x.To.Kind == lang.ResetAgo {
-				p.step++
-				p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions, by time"})
-			}
-		} else {
-			if m, err = s.cl.WithTopic(ctx, m, *x.Topic); err != nil {
-				return true, err
-			}
-			parts, err := pickPartitions(m.Topics[*x.Topic], x.Partitions, "PARTITION")
-			if err != nil {
-				return true, err
-			}
-			p.leaders("ListOffsets", m, parts)
-			p.leaders("ListOffsets", m, parts)
-			if x.To.Kind == lang.ResetTimestamp || x.To.Kind == lang.ResetAgo {
-				p.leaders("ListOffsets", m, parts)
-			}
+		if m, err = s.explainResetReads(ctx, p, m, x.Topic, x.Partitions, x.To, "each committed partition's leader", "the group's committed partitions"); err != nil {
+			return true, err
 		}
 		if x.Execute {
 			p.any("FindCoordinator", x.Group)
@@ -138,6 +118,42 @@ func configRoute(p *planner, m *kafka.Metadata, api string, r lang.ConfigResourc
 		p.any(api, "cluster defaults")
 	}
 	return nil
+}
+
+// explainResetReads plans what RESET GROUP and RESET SHARE GROUP read of
+// the log: each partition's earliest and latest offsets and, TO TIMESTAMP
+// or d AGO, its offset by time, at its leader. With TOPIC the partitions
+// and their leaders are known; else they are the group's (what), at
+// leaders known only when it runs (leader says which). It returns the
+// metadata, which knows the topic.
+func (s *Session) explainResetReads(ctx context.Context, p *planner, m *kafka.Metadata, topic *string, partitions []int32, to lang.ResetTarget, leader, what string) (*kafka.Metadata, error) {
+	reads := 2
+	if to.Kind == lang.ResetTimestamp || to.Kind == lang.ResetAgo {
+		reads = 3
+	}
+	if topic == nil {
+		for i := range reads {
+			items := what
+			if i == 2 {
+				items += ", by time"
+			}
+			p.step++
+			p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, leader, items})
+		}
+		return m, nil
+	}
+	m, err := s.cl.WithTopic(ctx, m, *topic)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := pickPartitions(m.Topics[*topic], partitions, "PARTITION")
+	if err != nil {
+		return nil, err
+	}
+	for range reads {
+		p.leaders("ListOffsets", m, parts)
+	}
+	return m, nil
 }
 
 func brokerIDs(m *kafka.Metadata) []string {

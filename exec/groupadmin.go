@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,12 +109,44 @@ type resetRow struct {
 	latest   int64
 }
 
+// resetTargets is what RESET GROUP and RESET SHARE GROUP plan alike: the
+// rows and the notices for them.
+type resetTargets struct {
+	rows  []resetRow
+	notes []string
+	at    int64 // TO d AGO: the time it resolved to, epoch milliseconds
+}
+
+// lagBefore is a row's lag before the reset: latest - current, or nil
+// where there is no current offset.
+func (r resetRow) lagBefore() any {
+	if r.current == nil {
+		return nil
+	}
+	return max(r.latest-*r.current, 0)
+}
+
+// resetAnswerRows is the answer of RESET GROUP and RESET SHARE GROUP, a
+// row a partition; one that failed has a NULL new_offset and lag_after.
+func resetAnswerRows(plan []resetRow, failed map[kafka.TopicPartition]*kafka.PartitionError, lagBefore func(resetRow) any) []result.Row {
+	rows := make([]result.Row, 0, len(plan))
+	for _, r := range plan {
+		var cur, newOff, lagAfter any
+		if r.current != nil {
+			cur = *r.current
+		}
+		if failed[r.tp] == nil {
+			newOff, lagAfter = r.target, r.latest-r.target
+		}
+		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, lagBefore(r), lagAfter})
+	}
+	return rows
+}
+
 type resetPlan struct {
-	rows    []resetRow
-	notes   []string
+	resetTargets
 	meta    *kafka.Metadata
-	created bool  // the group does not exist yet: EXECUTE creates it
-	at      int64 // TO d AGO: the time it resolved to, epoch milliseconds
+	created bool // the group does not exist yet: EXECUTE creates it
 }
 
 func resetWhat(st *lang.ResetGroup) string { return fmt.Sprintf("RESET GROUP %q", st.Group) }
@@ -145,16 +178,40 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 			return nil, err
 		}
 	}
-	var parts []kafka.TopicPartition
-	if st.Topic == nil {
-		if len(committed) == 0 {
-			if !gs.exists {
-				return nil, fmt.Errorf("%s: no consumer group named %q (SHOW GROUPS lists the groups); to give a new group offsets, name the topic: RESET GROUP %s TOPIC name TO ...", what, st.Group, lang.QuoteName(st.Group))
-			}
-			return nil, fmt.Errorf("%s: the group has no committed offsets, so there is nothing to reset; name the topic: RESET GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+	if st.Topic == nil && len(committed) == 0 {
+		if !gs.exists {
+			return nil, fmt.Errorf("%s: no consumer group named %q (SHOW GROUPS lists the groups); to give a new group offsets, name the topic: RESET GROUP %s TOPIC name TO ...", what, st.Group, lang.QuoteName(st.Group))
 		}
+		return nil, fmt.Errorf("%s: the group has no committed offsets, so there is nothing to reset; name the topic: RESET GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+	}
+	parts, m, err := s.resetPartitions(ctx, m, st.Topic, st.Partitions, slices.Collect(maps.Keys(committed)), "the group has offsets", what, &plan.notes)
+	if err != nil {
+		return nil, err
+	}
+	plan.meta = m
+	if plan.created {
+		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no group %q yet: EXECUTE creates it with these offsets", st.Group))
+	}
+	noCommit, err := s.resolveReset(ctx, m, parts, committed, st.To, what, &plan.resetTargets)
+	if err != nil {
+		return nil, err
+	}
+	if len(noCommit) > 0 {
+		return nil, fmt.Errorf("%s: SHIFT BY moves committed offsets, and the group has none for %s; reset those partitions TO an offset first, or leave them out with PARTITION",
+			what, strings.Join(noCommit, ", "))
+	}
+	return plan, nil
+}
+
+// resetPartitions is the partitions a RESET moves, sorted: with TOPIC, the
+// named ones of that topic; without, those in have whose topic still
+// exists, with a notice (holder says who has the offsets) for each topic
+// that does not. It returns the metadata it asked, which knows the topic.
+func (s *Session) resetPartitions(ctx context.Context, m *kafka.Metadata, topic *string, partitions []int32, have []kafka.TopicPartition, holder, what string, notes *[]string) ([]kafka.TopicPartition, *kafka.Metadata, error) {
+	var parts []kafka.TopicPartition
+	if topic == nil {
 		var gone []string
-		for tp := range committed {
+		for _, tp := range have {
 			if _, ok := m.Topics[tp.Topic]; !ok {
 				if !slices.Contains(gone, tp.Topic) {
 					gone = append(gone, tp.Topic)
@@ -165,36 +222,40 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 		}
 		slices.Sort(gone)
 		for _, t := range gone {
-			plan.notes = append(plan.notes, fmt.Sprintf("notice: the group has offsets for topic %q, which no longer exists; they are left as they are", t))
+			*notes = append(*notes, fmt.Sprintf("notice: %s for topic %q, which no longer exists; they are left as they are", holder, t))
 		}
 	} else {
 		// The all-topics answer's broker may not know a topic created a
 		// moment ago; ask by name before calling it missing.
-		if m, err = s.cl.WithTopic(ctx, m, *st.Topic); err != nil {
-			return nil, err
+		var err error
+		if m, err = s.cl.WithTopic(ctx, m, *topic); err != nil {
+			return nil, nil, err
 		}
-		plan.meta = m
-		if parts, err = pickPartitions(m.Topics[*st.Topic], st.Partitions, "PARTITION"); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
+		if parts, err = pickPartitions(m.Topics[*topic], partitions, "PARTITION"); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	slices.SortFunc(parts, compareTP)
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("%s: nothing to reset", what)
+		return nil, nil, fmt.Errorf("%s: nothing to reset", what)
 	}
-	if plan.created {
-		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no group %q yet: EXECUTE creates it with these offsets", st.Group))
-	}
+	return parts, m, nil
+}
 
+// resolveReset resolves to for each of parts against its log, read from
+// the leaders, and adds the rows to plan, clamped to the log with a notice.
+// current is where each partition is now (missing: nowhere yet); it
+// returns the partitions SHIFT BY cannot move, having no current offset.
+func (s *Session) resolveReset(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition, current map[kafka.TopicPartition]int64, to lang.ResetTarget, what string, plan *resetTargets) (noCurrent []string, err error) {
 	lo, hi, err := s.logRange(ctx, m, parts, what)
 	if err != nil {
 		return nil, err
 	}
 	var byTime map[kafka.TopicPartition]kafka.OffsetAnswer
-	if st.To.Kind == lang.ResetTimestamp || st.To.Kind == lang.ResetAgo {
-		ts := st.To.Timestamp
-		if st.To.Kind == lang.ResetAgo {
-			ts = s.Now().Add(-st.To.Ago).UnixMilli()
+	if to.Kind == lang.ResetTimestamp || to.Kind == lang.ResetAgo {
+		ts := to.Timestamp
+		if to.Kind == lang.ResetAgo {
+			ts = s.Now().Add(-to.Ago).UnixMilli()
 		}
 		plan.at = ts
 		var tfail map[kafka.TopicPartition]*kafka.PartitionError
@@ -206,20 +267,19 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
 		}
 	}
-	var noCommit []string
 	for _, tp := range parts {
 		row := resetRow{tp: tp, earliest: lo[tp], latest: hi[tp]}
-		if off, ok := committed[tp]; ok {
+		if off, ok := current[tp]; ok {
 			row.current = &off
 		}
 		want := int64(0)
-		switch st.To.Kind {
+		switch to.Kind {
 		case lang.ResetEarliest:
 			want = row.earliest
 		case lang.ResetLatest:
 			want = row.latest
 		case lang.ResetOffset:
-			want = st.To.Offset
+			want = to.Offset
 		case lang.ResetTimestamp, lang.ResetAgo:
 			want = byTime[tp].Offset
 			if want < 0 { // no record at or after the time: the end, as Kafka's tool does
@@ -227,10 +287,10 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 			}
 		case lang.ResetShift:
 			if row.current == nil {
-				noCommit = append(noCommit, tp.String())
+				noCurrent = append(noCurrent, tp.String())
 				continue
 			}
-			want = shiftBy(*row.current, st.To.Shift)
+			want = shiftBy(*row.current, to.Shift)
 		}
 		row.target = want
 		switch {
@@ -243,11 +303,20 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 		}
 		plan.rows = append(plan.rows, row)
 	}
-	if len(noCommit) > 0 {
-		return nil, fmt.Errorf("%s: SHIFT BY moves committed offsets, and the group has none for %s; reset those partitions TO an offset first, or leave them out with PARTITION",
-			what, strings.Join(noCommit, ", "))
+	return noCurrent, nil
+}
+
+// pinAgo is the target a dry run's EXECUTE statement names and the tail of
+// its note: d AGO run again would resolve against a later clock, so the
+// statement names the time it resolved to (at) instead. stmt is the
+// statement with a target, for printing d AGO as the user would type it.
+func pinAgo(to lang.ResetTarget, at int64, stmt func(lang.ResetTarget) lang.Statement) (lang.ResetTarget, string) {
+	if to.Kind != lang.ResetAgo {
+		return to, ""
 	}
-	return plan, nil
+	ago := lang.Format(stmt(to))
+	ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
+	return lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: at}, fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(at).UTC().Format(time.RFC3339Nano))
 }
 
 func shiftBy(off, by int64) int64 {
@@ -327,34 +396,15 @@ func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.R
 		}
 		s.forgetNames()
 	}
-	rows := make([]result.Row, 0, len(plan.rows))
-	for _, r := range plan.rows {
-		var cur, lagBefore, newOff, lagAfter any
-		if r.current != nil {
-			cur = *r.current
-			lagBefore = max(r.latest-*r.current, 0)
-		}
-		if failed[r.tp] == nil {
-			newOff, lagAfter = r.target, r.latest-r.target
-		}
-		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, lagBefore, lagAfter})
-	}
-	res := result.NewSlice(resetCols, rows)
+	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, resetRow.lagBefore))
 	res.Notes = plan.notes
 	n := len(plan.rows)
 	switch {
 	case !st.Execute:
 		run := *st
 		run.Execute = true
-		pinned := ""
-		if st.To.Kind == lang.ResetAgo {
-			// d AGO run again would resolve against a later clock: the
-			// statement that commits these rows names the time itself.
-			run.To = lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: plan.at}
-			ago := lang.Format(&lang.ResetGroup{Group: st.Group, To: st.To})
-			ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
-			pinned = fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(plan.at).UTC().Format(time.RFC3339Nano))
-		}
+		var pinned string
+		run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetGroup{Group: st.Group, To: to} })
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was committed; to commit these offsets run: %s;%s", lang.Format(&run), pinned))
 	case len(failed) > 0:
 		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET GROUP %q (%d of %d partitions committed; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}

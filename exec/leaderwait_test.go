@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,6 +64,29 @@ func produceManual(t *testing.T, f *fake, recs []*kgo.Record) error {
 	require.NoError(t, err)
 	defer cl.Close()
 	return cl.ProduceSync(ctxT(t), recs...).FirstErr()
+}
+
+// requireEveryRecordOnce requires every record of every partition of
+// waitTopic among got, each once.
+func requireEveryRecordOnce(t *testing.T, got map[int32][]int64) {
+	t.Helper()
+	for p := range int32(waitPartitions) {
+		requireExactlyOnce(t, got, p, waitTotal)
+	}
+}
+
+// hangLeader holds, unanswered until the test ends, each key request to
+// broker leader that hold picks: a hung leader.
+func hangLeader(t *testing.T, f *fake, key kmsg.Key, leader int32, hold func(kmsg.Request) bool) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	f.ControlKey(key.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() == leader && hold(req) {
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
 }
 
 // pastFirstFetch matches a Fetch that asks for partition p past its first
@@ -189,9 +211,7 @@ func TestConsumeWaitsForMovedLeaderAndResumes(t *testing.T) {
 	b.wait(t, 20*time.Second)
 	require.NoError(t, b.err)
 	got := offsetsOf(t, b.rows)
-	for p := range int32(waitPartitions) {
-		requireExactlyOnce(t, got, p, waitTotal)
-	}
+	requireEveryRecordOnce(t, got)
 	// Partition 1 was read from its new leader once it moved.
 	f.trace.mu.Lock()
 	defer f.trace.mu.Unlock()
@@ -231,9 +251,7 @@ func TestConsumeRidesOutDroppedConnections(t *testing.T) {
 	require.NoError(t, b.err)
 	require.GreaterOrEqual(t, dropped.Load(), int64(8))
 	got := offsetsOf(t, b.rows)
-	for p := range int32(waitPartitions) {
-		requireExactlyOnce(t, got, p, waitTotal)
-	}
+	requireEveryRecordOnce(t, got)
 }
 
 // Partition 1 never gets a leader back: with a deadline (--timeout) the
@@ -274,17 +292,9 @@ func TestConsumeBoundsAHungLeader(t *testing.T) {
 	f := waitFake(t)
 	f.sess.cl.SetLeaderWait(1500 * time.Millisecond)
 	leader := f.LeaderFor(waitTopic, 1)
-	release := make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	var holding atomic.Bool
-	f.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if f.CurrentNode() != leader || !pastFirstFetch(1)(req) || !holding.CompareAndSwap(false, true) {
-			return nil, nil, false
-		}
-		f.SleepControl(func() { <-release })
-		return nil, nil, false
+	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
+		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
 	})
 	b := startConsume(t, f, context.Background())
 	b.wait(t, 8*time.Second)
@@ -312,9 +322,7 @@ func TestConsumeBoundsWaitForALeader(t *testing.T) {
 	require.NoError(t, b.err)
 	require.Equal(t, 8, fault.Hits())
 	got := offsetsOf(t, b.rows)
-	for p := range int32(waitPartitions) {
-		requireExactlyOnce(t, got, p, waitTotal)
-	}
+	requireEveryRecordOnce(t, got)
 }
 
 // A hung leader whose partition moves (what the controller does once it
@@ -324,17 +332,9 @@ func TestConsumeBoundsWaitForALeader(t *testing.T) {
 func TestConsumeLeavesAHungLeaderForTheNewOne(t *testing.T) {
 	f := waitFake(t)
 	leader := f.LeaderFor(waitTopic, 1)
-	release := make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	var holding atomic.Bool
-	f.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if f.CurrentNode() != leader || !pastFirstFetch(1)(req) || !holding.CompareAndSwap(false, true) {
-			return nil, nil, false
-		}
-		f.SleepControl(func() { <-release })
-		return nil, nil, false
+	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
+		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
 	})
 	b := startConsume(t, f, context.Background())
 	w := b.waitUntilWaiting(t, 1)
@@ -344,9 +344,7 @@ func TestConsumeLeavesAHungLeaderForTheNewOne(t *testing.T) {
 	require.NoError(t, b.err)
 	require.Less(t, b.took, 15*time.Second, "the hung Fetch held the read for kgo's read timeout")
 	got := offsetsOf(t, b.rows)
-	for p := range int32(waitPartitions) {
-		requireExactlyOnce(t, got, p, waitTotal)
-	}
+	requireEveryRecordOnce(t, got)
 }
 
 // FOLLOW waits for a lost leader like any read, says so, and never gives
@@ -392,16 +390,7 @@ func TestConsumeBoundsOfAHungLeaderAreBounded(t *testing.T) {
 	f := waitFake(t)
 	f.sess.cl.SetLeaderWait(1500 * time.Millisecond)
 	leader := f.LeaderFor(waitTopic, 1)
-	release := make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	f.ControlKey(int16(kmsg.ListOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if f.CurrentNode() == leader {
-			f.SleepControl(func() { <-release })
-		}
-		return nil, nil, false
-	})
+	hangLeader(t, f, kmsg.ListOffsets, leader, func(kmsg.Request) bool { return true })
 	b := startConsume(t, f, context.Background())
 	b.wait(t, 10*time.Second)
 	require.Less(t, b.took, 5*time.Second, "the hung leader held the read past its bound")

@@ -150,28 +150,16 @@ func (s *Session) alterQuota(ctx context.Context, st *lang.AlterQuota) (result.R
 // quotaReadBack reads the entity's quotas until the change shows: a
 // broker may answer before it has applied the change it forwarded.
 func (s *Session) quotaReadBack(ctx context.Context, ent kafka.QuotaEntity, ops []kafka.QuotaOp) (map[string]float64, bool) {
-	deadline := time.Now().Add(quotaSettle)
-	var last map[string]float64
-	for {
+	return readUntil(ctx, quotaSettle, func() (map[string]float64, bool, error) {
 		now, err := s.entityQuotas(ctx, ent)
-		if err == nil {
-			last = now
-			done := true
-			for _, op := range ops {
-				v, ok := now[op.Key]
-				done = done && (op.Remove && !ok || !op.Remove && ok && v == op.Value)
-			}
-			if done {
-				return now, true
-			}
+		if err != nil {
+			return nil, false, err
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return last, false
+		done := true
+		for _, op := range ops {
+			v, ok := now[op.Key]
+			done = done && (op.Remove && !ok || !op.Remove && ok && v == op.Value)
 		}
-		select {
-		case <-ctx.Done():
-			return last, false
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return now, done, nil
+	})
 }

@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -30,11 +29,9 @@ func shareMembersError(what string, g kafka.ShareGroup) error {
 }
 
 type shareResetPlan struct {
-	rows   []resetRow
+	resetTargets
 	lag    map[kafka.TopicPartition]int64 // the broker's lag before, where it counts lag (-1: it cannot)
-	notes  []string
-	at     int64 // TO d AGO: the time it resolved to, epoch milliseconds
-	create bool  // there is no such share group yet: EXECUTE creates it
+	create bool                           // there is no such share group yet: EXECUTE creates it
 }
 
 func shareResetWhat(st *lang.ResetShareGroup) string {
@@ -100,92 +97,23 @@ func (s *Session) planShareReset(ctx context.Context, st *lang.ResetShareGroup) 
 			return nil, fmt.Errorf("%s: could not read the start offsets of every partition, so nothing was planned: %w", what, errors.Join(failed...))
 		}
 	}
-	var parts []kafka.TopicPartition
-	if st.Topic == nil {
-		if len(stateful) == 0 {
-			if !found {
-				return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
-			}
-			return nil, fmt.Errorf("%s: the share group has no share state for any partition yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
+	if st.Topic == nil && len(stateful) == 0 {
+		if !found {
+			return nil, fmt.Errorf("%s: %w; to give a new share group start offsets, name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, noShareGroup(st.Group), lang.QuoteName(st.Group))
 		}
-		var gone []string
-		for tp := range stateful {
-			if m.Topics[tp.Topic] == nil {
-				if !slices.Contains(gone, tp.Topic) {
-					gone = append(gone, tp.Topic)
-				}
-				continue
-			}
-			parts = append(parts, tp)
-		}
-		slices.Sort(gone)
-		for _, t := range gone {
-			plan.notes = append(plan.notes, fmt.Sprintf("notice: the share group has start offsets for topic %q, which no longer exists; they are left as they are", t))
-		}
-	} else {
-		if m, err = s.cl.WithTopic(ctx, m, *st.Topic); err != nil {
-			return nil, err
-		}
-		if parts, err = pickPartitions(m.Topics[*st.Topic], st.Partitions, "PARTITION"); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
+		return nil, fmt.Errorf("%s: the share group has no share state for any partition yet, so there is nothing to reset; name the topic: RESET SHARE GROUP %s TOPIC name TO ...", what, lang.QuoteName(st.Group))
 	}
-	slices.SortFunc(parts, compareTP)
-	if len(parts) == 0 {
-		return nil, fmt.Errorf("%s: nothing to reset", what)
+	parts, m, err := s.resetPartitions(ctx, m, st.Topic, st.Partitions, slices.Collect(maps.Keys(stateful)), "the share group has start offsets", what, &plan.notes)
+	if err != nil {
+		return nil, err
 	}
 	if plan.create {
 		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no share group %q yet: EXECUTE creates it with these start offsets", st.Group))
 	}
-	lo, hi, err := s.logRange(ctx, m, parts, what)
-	if err != nil {
+	// RESET SHARE GROUP takes no SHIFT BY (the grammar refuses it), so
+	// every partition has a target.
+	if _, err := s.resolveReset(ctx, m, parts, current, st.To, what, &plan.resetTargets); err != nil {
 		return nil, err
-	}
-	var byTime map[kafka.TopicPartition]kafka.OffsetAnswer
-	if st.To.Kind == lang.ResetTimestamp || st.To.Kind == lang.ResetAgo {
-		ts := st.To.Timestamp
-		if st.To.Kind == lang.ResetAgo {
-			ts = s.Now().Add(-st.To.Ago).UnixMilli()
-		}
-		plan.at = ts
-		var tfail map[kafka.TopicPartition]*kafka.PartitionError
-		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
-			return nil, err
-		}
-		if len(tfail) > 0 {
-			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
-				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
-		}
-	}
-	for _, tp := range parts {
-		row := resetRow{tp: tp, earliest: lo[tp], latest: hi[tp]}
-		if off, ok := current[tp]; ok {
-			row.current = &off
-		}
-		var want int64
-		switch st.To.Kind {
-		case lang.ResetEarliest:
-			want = row.earliest
-		case lang.ResetLatest:
-			want = row.latest
-		case lang.ResetOffset:
-			want = st.To.Offset
-		case lang.ResetTimestamp, lang.ResetAgo:
-			want = byTime[tp].Offset
-			if want < 0 { // no record at or after the time: the end, as Kafka's tool does
-				want = row.latest
-			}
-		}
-		row.target = want
-		switch {
-		case want < row.earliest:
-			row.target = row.earliest
-			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is before the log's start (%d); clamped to %d", tp, want, row.earliest, row.earliest))
-		case want > row.latest:
-			row.target = row.latest
-			plan.notes = append(plan.notes, fmt.Sprintf("notice: %s: offset %d is past the log's end (%d); clamped to %d", tp, want, row.latest, row.latest))
-		}
-		plan.rows = append(plan.rows, row)
 	}
 	return plan, nil
 }
@@ -202,7 +130,7 @@ func (p *shareResetPlan) lagBefore(r resetRow) any {
 		}
 		return l
 	}
-	return max(r.latest-*r.current, 0)
+	return r.lagBefore()
 }
 
 func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup) (result.Result, error) {
@@ -226,33 +154,15 @@ func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup)
 		}
 		s.forgetNames()
 	}
-	rows := make([]result.Row, 0, len(plan.rows))
-	for _, r := range plan.rows {
-		var cur, newOff, lagAfter any
-		if r.current != nil {
-			cur = *r.current
-		}
-		if failed[r.tp] == nil {
-			newOff, lagAfter = r.target, r.latest-r.target
-		}
-		rows = append(rows, result.Row{r.tp.Topic, int64(r.tp.Partition), cur, newOff, plan.lagBefore(r), lagAfter})
-	}
-	res := result.NewSlice(resetCols, rows)
+	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, plan.lagBefore))
 	res.Notes = plan.notes
 	n := len(plan.rows)
 	switch {
 	case !st.Execute:
 		run := *st
 		run.Execute = true
-		pinned := ""
-		if st.To.Kind == lang.ResetAgo {
-			// d AGO run again would resolve against a later clock: the
-			// statement that moves these rows names the time itself.
-			run.To = lang.ResetTarget{Kind: lang.ResetTimestamp, Timestamp: plan.at}
-			ago := lang.Format(&lang.ResetShareGroup{Group: st.Group, To: st.To})
-			ago = ago[strings.LastIndex(ago, " TO ")+len(" TO "):]
-			pinned = fmt.Sprintf(" (%s was %s)", ago, time.UnixMilli(plan.at).UTC().Format(time.RFC3339Nano))
-		}
+		var pinned string
+		run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetShareGroup{Group: st.Group, To: to} })
 		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was changed; to move these start offsets run: %s;%s", lang.Format(&run), pinned))
 	case len(failed) > 0:
 		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET SHARE GROUP %q (%d of %d partitions moved; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}

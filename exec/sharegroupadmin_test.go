@@ -72,26 +72,7 @@ func TestResetShareGroupIncludesPartitionsWithNoStartOffsetYet(t *testing.T) {
 	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0}, To: lang.ResetTarget{Kind: lang.ResetOffset, Offset: 2}, Execute: true})
 	// The coordinator answers as Kafka 4.x does for partitions 1 and 2,
 	// initialized at subscription but never fetched: start offset -1.
-	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
-		resp.Version = req.GetVersion()
-		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
-		g.GroupID = group
-		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
-		rt.Topic = "t"
-		for p, start := range []int64{2, -1, -1} {
-			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
-			rp.Partition, rp.StartOffset, rp.Lag = int32(p), start, -1
-			if start >= 0 {
-				rp.Lag = 4 - start
-			}
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		g.Topics = append(g.Topics, rt)
-		resp.Groups = append(resp.Groups, g)
-		return resp, nil, true
-	})
+	answerShareOffsets(f, group, "t", []int64{2, -1, -1}, []int64{4 - 2, -1, -1})
 	rows, _ := mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
 	require.Equal(t, []result.Row{
 		{"t", int64(0), int64(2), int64(0), int64(2), int64(4)},

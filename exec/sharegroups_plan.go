@@ -16,12 +16,8 @@ import (
 func (s *Session) explainShare(ctx context.Context, p *planner, m *kafka.Metadata, stmt lang.Statement) (bool, error) {
 	switch x := stmt.(type) {
 	case *lang.ShowShareGroups:
-		all := map[int32][]string{}
-		for _, b := range m.Brokers {
-			all[b.ID] = []string{"its share groups (type filter \"share\")"}
-		}
 		p.any("Metadata", "brokers")
-		p.perBroker("ListGroups", m, all)
+		everyBroker(p, m, "ListGroups", "its share groups (type filter \"share\")")
 		p.step++
 		p.rows = append(p.rows,
 			result.Row{p.step, "FindCoordinator", nil, "any broker", "the listed groups"},
@@ -53,34 +49,8 @@ func (s *Session) explainShare(ctx context.Context, p *planner, m *kafka.Metadat
 		p.any("Metadata", "all topics")
 		p.any("FindCoordinator", x.Group)
 		p.perBroker("DescribeShareGroupOffsets", m, map[int32][]string{id: {x.Group + " (all topics)"}})
-		byTime := x.To.Kind == lang.ResetTimestamp || x.To.Kind == lang.ResetAgo
-		if x.Topic == nil {
-			n := 2
-			if byTime {
-				n = 3
-			}
-			for i := range n {
-				what := "the group's partitions"
-				if i == 2 {
-					what += ", by time"
-				}
-				p.step++
-				p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each partition's leader", what})
-			}
-		} else {
-			var err error
-			if m, err = s.cl.WithTopic(ctx, m, *x.Topic); err != nil {
-				return true, err
-			}
-			parts, err := pickPartitions(m.Topics[*x.Topic], x.Partitions, "PARTITION")
-			if err != nil {
-				return true, err
-			}
-			p.leaders("ListOffsets", m, parts)
-			p.leaders("ListOffsets", m, parts)
-			if byTime {
-				p.leaders("ListOffsets", m, parts)
-			}
+		if m, err = s.explainResetReads(ctx, p, m, x.Topic, x.Partitions, x.To, "each partition's leader", "the group's partitions"); err != nil {
+			return true, err
 		}
 		if x.Execute {
 			p.any("FindCoordinator", x.Group)

@@ -387,23 +387,7 @@ func TestShareLagTheBrokerCannotCountIsNull(t *testing.T) {
 	f.produce(t, "t", 3, 6)
 	group := "queue"
 	mustRun(t, f.sess, &lang.ResetShareGroup{Group: group, Topic: str("t"), Partitions: []int32{0, 1}, To: lang.ResetTarget{Kind: lang.ResetOffset, Offset: 2}, Execute: true})
-	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
-		resp.Version = req.GetVersion()
-		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
-		g.GroupID = group
-		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
-		rt.Topic = "t"
-		for p, lag := range []int64{-1, 3} {
-			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
-			rp.Partition, rp.StartOffset, rp.Lag = int32(p), 2, lag
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		g.Topics = append(g.Topics, rt)
-		resp.Groups = append(resp.Groups, g)
-		return resp, nil, true
-	})
+	answerShareOffsets(f, group, "t", []int64{2, 2}, []int64{-1, 3})
 	rows, _ := mustRun(t, f.sess, &lang.DescribeShareGroup{Group: group})
 	require.Equal(t, []result.Row{
 		{"t", int64(0), int64(2), int64(6), nil, int64(0), nil, nil},
@@ -441,4 +425,29 @@ func TestShowGroupsKeepsAClassicGroupWhoseProtocolTypeIsShare(t *testing.T) {
 	require.Len(t, rows, 1, "the classic group is listed")
 	require.Equal(t, "custom", rows[0][0])
 	require.NotContains(t, notes(res), "share group")
+}
+
+// answerShareOffsets has the coordinator answer every
+// DescribeShareGroupOffsets of group with these start offsets and lags of
+// topic's partitions 0, 1, ...: what Kafka 4.x answers and kfake does not
+// (a start offset of -1 for a partition never fetched, a lag of -1 where
+// the broker cannot count it).
+func answerShareOffsets(f *fake, group, topic string, starts, lags []int64) {
+	f.ControlKey(int16(kmsg.DescribeShareGroupOffsets), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		resp := req.ResponseKind().(*kmsg.DescribeShareGroupOffsetsResponse)
+		resp.Version = req.GetVersion()
+		g := kmsg.NewDescribeShareGroupOffsetsResponseGroup()
+		g.GroupID = group
+		rt := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopic()
+		rt.Topic = topic
+		for p := range starts {
+			rp := kmsg.NewDescribeShareGroupOffsetsResponseGroupTopicPartition()
+			rp.Partition, rp.StartOffset, rp.Lag = int32(p), starts[p], lags[p]
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		g.Topics = append(g.Topics, rt)
+		resp.Groups = append(resp.Groups, g)
+		return resp, nil, true
+	})
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -154,32 +152,14 @@ type listedGroup struct {
 // listGroups unions ListGroups over every broker: each broker lists only the
 // groups it coordinates. Brokers that could not be asked are returned.
 func (s *Session) listGroups(ctx context.Context) ([]listedGroup, []error, error) {
-	answers, failed, err := s.cl.EveryBroker(ctx, "ListGroups", func() kmsg.Request { return kmsg.NewPtrListGroupsRequest() },
-		func(r kmsg.Response) bool {
-			// A broker loading its groups (just started, or just made
-			// coordinator of more) has a list soon.
-			code := r.(*kmsg.ListGroupsResponse).ErrorCode
-			return code == kerr.CoordinatorLoadInProgress.Code || code == kerr.CoordinatorNotAvailable.Code
-		})
+	listed, missing, err := s.cl.ListGroups(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	var missing []error
-	for _, f := range failed {
-		missing = append(missing, f)
-	}
 	var groups []listedGroup
-	for _, a := range answers {
-		resp := a.Resp.(*kmsg.ListGroupsResponse)
-		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-			missing = append(missing, &kafka.BrokerError{API: "ListGroups", ID: a.Broker.ID, Addr: a.Broker.Addr(), Err: err})
-			continue
-		}
-		for _, g := range resp.Groups {
-			groups = append(groups, listedGroup{name: g.Group, state: g.GroupState, protocolType: g.ProtocolType, groupType: g.GroupType, coordinator: a.Broker.ID})
-		}
+	for _, g := range listed {
+		groups = append(groups, listedGroup{name: g.Group, state: g.State, protocolType: g.ProtocolType, groupType: g.Type, coordinator: g.Coordinator})
 	}
-	slices.SortFunc(groups, func(a, b listedGroup) int { return strings.Compare(a.name, b.name) })
 	return groups, missing, nil
 }
 

@@ -29,40 +29,20 @@ type ListedShareGroup struct {
 // broker that cannot be asked, or answers with an error, is in missing, so
 // the caller can say the list is partial.
 func (c *Cluster) ListShareGroups(ctx context.Context) ([]ListedShareGroup, []error, error) {
-	const api = "ListGroups"
-	answers, failed, err := c.EveryBroker(ctx, api, func() kmsg.Request {
-		req := kmsg.NewPtrListGroupsRequest()
-		req.TypesFilter = []string{"share"}
-		return req
-	}, func(r kmsg.Response) bool {
-		code := r.(*kmsg.ListGroupsResponse).ErrorCode
-		return code == kerr.CoordinatorLoadInProgress.Code || code == kerr.CoordinatorNotAvailable.Code
-	})
+	groups, missing, err := c.ListGroups(ctx, "share")
 	if err != nil {
 		return nil, nil, err
 	}
-	var missing []error
-	for _, f := range failed {
-		missing = append(missing, f)
-	}
 	var out []ListedShareGroup
-	for _, a := range answers {
-		resp := a.Resp.(*kmsg.ListGroupsResponse)
-		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-			missing = append(missing, &BrokerError{API: api, ID: a.Broker.ID, Addr: a.Broker.Addr(), Err: err})
+	for _, g := range groups {
+		// Before v5 the filter is not sent and the type not
+		// answered: such a broker (before Kafka 4.0) has no share
+		// groups, and its other groups are not ones.
+		if g.Type != "share" {
 			continue
 		}
-		for _, g := range resp.Groups {
-			// Before v5 the filter is not sent and the type not
-			// answered: such a broker (before Kafka 4.0) has no share
-			// groups, and its other groups are not ones.
-			if g.GroupType != "share" {
-				continue
-			}
-			out = append(out, ListedShareGroup{Group: g.Group, State: g.GroupState, Coordinator: a.Broker.ID})
-		}
+		out = append(out, ListedShareGroup{Group: g.Group, State: g.State, Coordinator: g.Coordinator})
 	}
-	slices.SortFunc(out, func(a, b ListedShareGroup) int { return strings.Compare(a.Group, b.Group) })
 	return out, missing, nil
 }
 

@@ -1,7 +1,9 @@
 package lang
 
 import (
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -63,4 +65,45 @@ func checkFormats(t *testing.T, cases []formatCase) {
 			t.Errorf("Format(Parse(%q)) = %q, want %q", tc.src, got, tc.want)
 		}
 	}
+}
+
+// errorCase is a statement's text and how its syntax error begins.
+type errorCase struct{ src, msg string }
+
+// hintCase is an errorCase whose error's hint must also contain hint (any
+// hint, where hint is empty).
+type hintCase struct{ src, msg, hint string }
+
+// checkErrors checks that each case fails to parse with a syntax error
+// that begins with its message.
+func checkErrors(t *testing.T, cases []errorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if e := syntaxError(t, tc.src); e != nil && !strings.HasPrefix(e.Error(), tc.msg) {
+			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
+		}
+	}
+}
+
+// checkHints is checkErrors for cases that also name their error's hint.
+func checkHints(t *testing.T, cases []hintCase) {
+	t.Helper()
+	for _, tc := range cases {
+		if e := syntaxError(t, tc.src); e != nil && (!strings.HasPrefix(e.Error(), tc.msg) || !strings.Contains(e.Hint, tc.hint)) {
+			t.Errorf("Parse(%q):\n got %s\nwant %s... with a hint containing %q", tc.src, e.Error(), tc.msg, tc.hint)
+		}
+	}
+}
+
+// syntaxError is the syntax error src fails to parse with, or nil, after
+// reporting it, when src parses or fails some other way.
+func syntaxError(t *testing.T, src string) *Error {
+	t.Helper()
+	_, err := Parse(src)
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Errorf("Parse(%q): want a syntax error, got %v", src, err)
+		return nil
+	}
+	return e
 }

@@ -1,8 +1,6 @@
 package lang
 
 import (
-	"errors"
-	"strings"
 	"testing"
 	"time"
 )
@@ -59,7 +57,7 @@ var adminParseCases = []parseCase{
 func TestParseAdmin(t *testing.T) { checkParses(t, adminParseCases, true) }
 
 func TestParseAdminErrors(t *testing.T) {
-	cases := []struct{ src, msg string }{
+	cases := []errorCase{
 		{"SHOW CONFIGS FOR CLUSTER ALL", "1:26: SHOW CONFIGS FOR CLUSTER takes no ALL"},
 		{"SHOW CONFIGS FOR BROKER -1", "1:25: broker id -1 is out of range"},
 		{"ALTER BROKER 1 PARTITIONS 3", "1:16: only a topic has partitions"},
@@ -79,15 +77,5 @@ func TestParseAdminErrors(t *testing.T) {
 		{"DELETE RECORDS FROM t BEFORE (0:1, 0:2)", "1:36: partition 0 listed twice"},
 		{"DELETE TOPIC t", "1:8: unexpected TOPIC"},
 	}
-	for _, tc := range cases {
-		_, err := Parse(tc.src)
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Errorf("Parse(%q): want a syntax error, got %v", tc.src, err)
-			continue
-		}
-		if !strings.HasPrefix(e.Error(), tc.msg) {
-			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
-		}
-	}
+	checkErrors(t, cases)
 }

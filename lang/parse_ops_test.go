@@ -1,8 +1,6 @@
 package lang
 
 import (
-	"errors"
-	"strings"
 	"testing"
 )
 
@@ -31,7 +29,7 @@ var opsParseCases = []parseCase{
 func TestParseOps(t *testing.T) { checkParses(t, opsParseCases, true) }
 
 func TestParseOpsErrors(t *testing.T) {
-	cases := []struct{ src, msg string }{
+	cases := []errorCase{
 		{"SHOW LOG DIRS FOR BROKER -1", "1:26: broker id -1 is out of range"},
 		{"SHOW LOG DIRS WHERE size > 1", "1:21: unknown column size"},
 		{"ALTER TOPIC t PARTITION 0 REPLICAS ()", "1:27: REPLICAS () names no broker"},
@@ -46,15 +44,5 @@ func TestParseOpsErrors(t *testing.T) {
 		{"ELECT LEADERS EXECUTE FOR TOPIC t", "1:23: unexpected FOR after a complete ELECT LEADERS statement"},
 		{"ELECT LEADER", "1:7: unexpected LEADER"},
 	}
-	for _, tc := range cases {
-		_, err := Parse(tc.src)
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Errorf("Parse(%q): want a syntax error, got %v", tc.src, err)
-			continue
-		}
-		if !strings.HasPrefix(e.Error(), tc.msg) {
-			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
-		}
-	}
+	checkErrors(t, cases)
 }

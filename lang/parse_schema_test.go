@@ -81,7 +81,7 @@ func TestFormatSchemaCanonical(t *testing.T) {
 // TestParseSchemaErrors pins where each mistake is reported, what it says
 // and its hint (a substring of each).
 func TestParseSchemaErrors(t *testing.T) {
-	cases := []struct{ src, msg, hint string }{
+	cases := []hintCase{
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA", "1:34: unexpected end of statement after SCHEMA", "'orders-value'"},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA ''", "1:35: a subject name cannot be empty", ""},
 		{"PRODUCE t VALUE '{}' VALUE SCHEMA VERSION 3", "1:43: unexpected 3", "VERSION was read as the subject's name"},
@@ -135,17 +135,7 @@ func TestParseSchemaErrors(t *testing.T) {
 		{"SHOW SUBJECTS WHERE subjekt = 'x'", "1:21: unknown column subjekt", "the columns of SHOW SUBJECTS are subject, type, latest_version, latest_id, compatibility"},
 		{"SHOW SUBJECTS LIKE payments", "1:20: unexpected payments", "strings are quoted: 'payments'"},
 	}
-	for _, tc := range cases {
-		_, err := Parse(tc.src)
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Errorf("Parse(%q): want a syntax error, got %v", tc.src, err)
-			continue
-		}
-		if !strings.HasPrefix(e.Error(), tc.msg) || !strings.Contains(e.Hint, tc.hint) {
-			t.Errorf("Parse(%q):\n got %s\nwant %s... with a hint containing %q", tc.src, e.Error(), tc.msg, tc.hint)
-		}
-	}
+	checkHints(t, cases)
 }
 
 // After MESSAGE the parser expects a message name, and says so.

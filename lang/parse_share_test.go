@@ -1,8 +1,6 @@
 package lang
 
 import (
-	"errors"
-	"strings"
 	"testing"
 	"time"
 )
@@ -40,7 +38,7 @@ func TestParseShareQueries(t *testing.T) {
 }
 
 func TestParseShareErrors(t *testing.T) {
-	cases := []struct{ src, msg string }{
+	cases := []errorCase{
 		{"RESET SHARE GROUP g", "1:20: RESET SHARE GROUP needs TO"},
 		{"RESET SHARE GROUP g TO SHIFT BY 3", "1:24: RESET SHARE GROUP takes no SHIFT BY"},
 		{"RESET SHARE GROUP g PARTITION 1 TO EARLIEST", "1:21: PARTITION needs a TOPIC"},
@@ -51,15 +49,5 @@ func TestParseShareErrors(t *testing.T) {
 		{"DELETE SHARE GROUP g TOPIC (a, a)", "1:32: topic a listed twice"},
 		{"DELETE SHARE GROUP g EXECUTE", "1:22: unexpected EXECUTE after a complete DELETE SHARE GROUP statement"},
 	}
-	for _, tc := range cases {
-		_, err := Parse(tc.src)
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Errorf("Parse(%q): want a syntax error, got %v", tc.src, err)
-			continue
-		}
-		if !strings.HasPrefix(e.Error(), tc.msg) {
-			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
-		}
-	}
+	checkErrors(t, cases)
 }

@@ -16,37 +16,35 @@ func mechanismOf(word string) ScramMechanism {
 	return ScramSHA512
 }
 
-// userOpts converts MECHANISM and ITERATIONS, each at most once.
-func (ps *parseState) userOpts(opts []*gUserOpt) (ScramMechanism, int32, *Error) {
-	var mech ScramMechanism
-	var iters int32
+// userSpec converts what CREATE USER and ALTER USER both take: the user's
+// name and MECHANISM and ITERATIONS, each at most once.
+func (ps *parseState) userSpec(name *gName, opts []*gUserOpt) (user string, mech ScramMechanism, iters int32, e *Error) {
+	if user, e = ps.name(name, "user"); e != nil {
+		return "", 0, 0, e
+	}
 	seen := clauses{}
 	for _, o := range opts {
 		if o.Mechanism != "" {
 			if e := ps.once(seen, "MECHANISM", "MECHANISM", o.Pos); e != nil {
-				return 0, 0, e
+				return "", 0, 0, e
 			}
 			mech = mechanismOf(o.Mechanism)
 			continue
 		}
 		if e := ps.once(seen, "ITERATIONS", "ITERATIONS", o.Pos); e != nil {
-			return 0, 0, e
+			return "", 0, 0, e
 		}
 		v, e := ps.number(o.Iterations, MinScramIterations, MaxScramIterations, "ITERATIONS", iterationsRange)
 		if e != nil {
-			return 0, 0, e
+			return "", 0, 0, e
 		}
 		iters = int32(v)
 	}
-	return mech, iters, nil
+	return user, mech, iters, nil
 }
 
 func (ps *parseState) createUser(g *gUserSpec) (Statement, *Error) {
-	user, e := ps.name(g.Name, "user")
-	if e != nil {
-		return nil, e
-	}
-	mech, iters, e := ps.userOpts(g.Opts)
+	user, mech, iters, e := ps.userSpec(g.Name, g.Opts)
 	if e != nil {
 		return nil, e
 	}
@@ -54,11 +52,7 @@ func (ps *parseState) createUser(g *gUserSpec) (Statement, *Error) {
 }
 
 func (ps *parseState) alterUser(g *gAlterUser) (Statement, *Error) {
-	user, e := ps.name(g.Name, "user")
-	if e != nil {
-		return nil, e
-	}
-	mech, iters, e := ps.userOpts(g.Opts)
+	user, mech, iters, e := ps.userSpec(g.Name, g.Opts)
 	if e != nil {
 		return nil, e
 	}

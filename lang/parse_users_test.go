@@ -49,7 +49,7 @@ func ptrEntity(e QuotaEntity) *QuotaEntity { return &e }
 func TestParseUsersAndQuotas(t *testing.T) { checkParses(t, userParseCases, true) }
 
 func TestParseUsersAndQuotasErrors(t *testing.T) {
-	cases := []struct{ src, msg string }{
+	cases := []errorCase{
 		{"CREATE USER alice ITERATIONS 100", "1:30: ITERATIONS 100 is out of range: Kafka takes 4096 to 16384 SCRAM iterations"},
 		{"CREATE USER alice ITERATIONS 20000", "1:30: ITERATIONS 20000 is out of range"},
 		{"CREATE USER alice MECHANISM SCRAM-SHA-1", "1:29: unexpected SCRAM-SHA-1\nCREATE USER alice MECHANISM SCRAM-SHA-1\n                            ^^^^^^^^^^^\nexpected SCRAM-SHA-256 or SCRAM-SHA-512"},
@@ -78,17 +78,7 @@ func TestParseUsersAndQuotasErrors(t *testing.T) {
 		{"SHOW QUOTAS FOR alice", "1:17: unexpected alice\nSHOW QUOTAS FOR alice\n                ^^^^^\nexpected one of USER, CLIENT, IP or DEFAULT"},
 		{"SHOW USERS WHERE password = 'x'", "1:18: unknown column password"},
 	}
-	for _, tc := range cases {
-		_, err := Parse(tc.src)
-		var e *Error
-		if !errors.As(err, &e) {
-			t.Errorf("Parse(%q): want a syntax error, got %v", tc.src, err)
-			continue
-		}
-		if !strings.HasPrefix(e.Error(), tc.msg) {
-			t.Errorf("Parse(%q):\n got %s\nwant %s...", tc.src, e.Error(), tc.msg)
-		}
-	}
+	checkErrors(t, cases)
 }
 
 // TestPasswordTypedIntoUserStatement: however a password is typed into

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -17,23 +14,7 @@ import (
 // leader answers it goes on and ends complete.
 func TestPTYProgressSaysItWaitsForALeader(t *testing.T) {
 	c, boot := ptyCluster(t)
-	if err := c.CreateTopic("big", 1, nil); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("big"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	recs := make([]*kgo.Record, 5000)
-	for i := range recs {
-		recs[i] = &kgo.Record{Key: []byte(fmt.Sprint(i)), Value: []byte("value")}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	createBig(t, c)
 	leader := c.LeaderFor("big", 0)
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "big", Err: kerr.NotLeaderForPartition, Count: -1})
 	t.Cleanup(fault.Remove)

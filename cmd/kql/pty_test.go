@@ -273,8 +273,10 @@ func holdFirstFetch(c *kfake.Cluster) (release func()) {
 	return func() { once.Do(func() { close(ch) }) }
 }
 
-func TestPTYCtrlCCancelsOnlyTheRunningStatement(t *testing.T) {
-	c, boot := ptyCluster(t)
+// createBig creates topic big, one partition of 5000 records keyed 0 to
+// 4999: enough that a CONSUME of it runs long.
+func createBig(t *testing.T, c *kfake.Cluster) {
+	t.Helper()
 	if err := c.CreateTopic("big", 1, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -292,6 +294,11 @@ func TestPTYCtrlCCancelsOnlyTheRunningStatement(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestPTYCtrlCCancelsOnlyTheRunningStatement(t *testing.T) {
+	c, boot := ptyCluster(t)
+	createBig(t, c)
 	release := holdFirstFetch(c)
 	t.Cleanup(release)
 

@@ -358,7 +358,19 @@ func (r *Real) StopBroker(id int32, kill bool) error {
 // Metadata, every partition fully replicated, and leadership handed back to
 // the preferred replicas (without that, a restarted broker leads nothing
 // until Kafka's own rebalance runs minutes later).
-func (r *Real) StartBroker(id int32) error {
+func (r *Real) StartBroker(id int32) error { return r.startBroker(id, true) }
+
+// StartBrokerLeavingLeaders restarts a stopped broker like StartBroker and
+// waits until every broker lists it and every partition is fully in sync
+// again, but leaves leadership where the controller put it while the broker
+// was away: the state a preferred leader election starts from. (StartBroker
+// elects the preferred leaders itself; on a cluster with Kafka's own
+// auto.leader.rebalance.enable the controller does too, within minutes.)
+func (r *Real) StartBrokerLeavingLeaders(id int32) error { return r.startBroker(id, false) }
+
+// startBroker is StartBroker, electing the preferred leaders only with
+// electLeaders.
+func (r *Real) startBroker(id int32, electLeaders bool) error {
 	n, err := r.node(id)
 	if err != nil {
 		return err
@@ -379,6 +391,9 @@ func (r *Real) StartBroker(id int32) error {
 	}
 	if err := r.WaitHealthy(ctx); err != nil {
 		return fmt.Errorf("restarting broker %d: %w", id, err)
+	}
+	if !electLeaders {
+		return nil
 	}
 	if err := r.electPreferred(ctx); err != nil {
 		return fmt.Errorf("restarting broker %d: %w", id, err)
