@@ -582,7 +582,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		}
 		if err != nil {
 			r.finish()
-			r.err = err
+			r.err = r.mg.cutOff(fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), err)
 			return nil, false
 		}
 		if rec == nil {

@@ -404,3 +404,71 @@ func TestConsumeBoundsOfAHungLeaderAreBounded(t *testing.T) {
 	requireExactlyOnce(t, got, 2, waitTotal)
 	require.Empty(t, got[1])
 }
+
+// A read whose partition was given up for want of a leader, cut off by the
+// statement's deadline while the other partitions are still being handed
+// out (a slow link, a loaded machine: here a consumer that takes nothing
+// once partition 1 was given up until the deadline passed), ends partial
+// with the rows it read: partition
+// 1 named with its broker and how long kql waited, partitions 0 and 2
+// named as cut off by --timeout exactly where their rows stop, and not as
+// a bare timeout that hides the leaderless partition.
+func TestConsumeCutOffAfterAGiveUpEndsPartial(t *testing.T) {
+	f := waitFake(t)
+	// Far more in partitions 0 and 2 than the read budget holds, after
+	// partition 1's records: what is left of them once partition 1 is
+	// given up takes Fetches the deadline cuts off.
+	const extraRounds, extraPerRound = 40, 100
+	base := time.Now().Add(-30 * time.Minute)
+	for r := range extraRounds {
+		var recs []*kgo.Record
+		for _, p := range []int32{0, 2} {
+			for i := range extraPerRound {
+				recs = append(recs, &kgo.Record{Topic: waitTopic, Partition: p, Value: []byte(strings.Repeat("y", 100)),
+					Timestamp: base.Add(time.Duration(r*extraPerRound+i) * time.Millisecond)})
+			}
+		}
+		require.NoError(t, produceManual(t, f, recs))
+	}
+	const healthyTotal = waitTotal + extraRounds*extraPerRound
+	leader := f.LeaderFor(waitTopic, 1)
+	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: -1,
+		When: pastFirstFetch(1)})
+	ctx, cancel := context.WithTimeoutCause(ctxT(t), 3*time.Second, errors.New("cancelled after --timeout 3s"))
+	defer cancel()
+	res, err := f.sess.Execute(ctx, &lang.Consume{Topic: waitTopic, LimitAll: true})
+	require.NoError(t, err)
+	defer res.Close()
+	// The rows come interleaved, partition 0, 1, 2, 0, ... (waitFake's
+	// timestamps): the merge waits for partition 1 until it is given up,
+	// and a row of partition 2 straight after one of partition 0 is the
+	// first row after that.
+	var rows []result.Row
+	held := false
+	for {
+		row, ok := res.Next()
+		if !ok {
+			break
+		}
+		if !held && len(rows) > 0 && fmt.Sprint(rows[len(rows)-1][0]) == "0" && fmt.Sprint(row[0]) == "2" {
+			held = true
+			<-ctx.Done()
+		}
+		rows = append(rows, row)
+	}
+	require.True(t, held, "partition 1 was never given up")
+	err = res.Err()
+	require.True(t, result.IsPartial(err), "want a partial result, got %v", err)
+	msg := err.Error()
+	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader), "no leader answered for", "NOT_LEADER_FOR_PARTITION"} {
+		require.Contains(t, msg, want)
+	}
+	got := offsetsOf(t, rows)
+	requireExactlyOnce(t, got, 1, len(got[1]))
+	require.NotContains(t, msg, "partition t/1: read up to", "the given-up partition is named once, as given up")
+	for _, p := range []int32{0, 2} {
+		requireExactlyOnce(t, got, p, len(got[p]))
+		require.Less(t, len(got[p]), healthyTotal, "partition %d: the budget should have held the read back", p)
+		require.Contains(t, msg, fmt.Sprintf("partition t/%d: read up to offset %d (of %d), then cancelled after --timeout 3s", p, len(got[p]), healthyTotal))
+	}
+}

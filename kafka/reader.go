@@ -525,6 +525,26 @@ func (r *Reader) giveUpLocked(p *readPart, now time.Time) {
 		Err: &LeaderWaitError{Waited: now.Sub(p.wait.since), Bound: bound, Last: last}})
 }
 
+// GiveUpWaiting gives up every partition that is still waiting for a
+// leader, as its bound would a moment later: a read cut off by its
+// statement's deadline reports them (partition, broker, how long kql
+// waited) with what it read, instead of only the timeout; on a loaded
+// machine the lanes may not have got to the give-up before the deadline.
+// A follow read gives nothing up.
+func (r *Reader) GiveUpWaiting() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.follow {
+		return
+	}
+	now := time.Now()
+	for _, p := range r.order {
+		if !p.failed && p.pos < p.end && !p.wait.since.IsZero() {
+			r.giveUpLocked(p, now)
+		}
+	}
+}
+
 // waitingFor is how long an unanswered Fetch runs before progress counts
 // its partitions as waiting for their leader (a Fetch waits at most 500 ms
 // for records).

@@ -256,8 +256,12 @@ func TestRealFaultStopBrokerMidConsume(t *testing.T) {
 // TestRealFaultNoLeaderLeft: partition 1 of a topic replicated once lives
 // on one broker, which is SIGKILLed during CONSUME. No replica can lead
 // it: the statement waits for a leader until just before --timeout, then
-// ends partial, with every record of the other partitions, naming the
-// partition, the broker and how long kql waited.
+// ends partial, naming the partition, the broker and how long kql waited,
+// never as a bare timeout. The leaderless partition holds the ordered
+// merge until it is given up, so how much of the other partitions is
+// handed out in the time left depends on the machine: each is either
+// complete, or named as cut off by --timeout exactly where its rows stop;
+// either way without a gap or a duplicate.
 func TestRealFaultNoLeaderLeft(t *testing.T) {
 	longFault(t)
 	r := kafkatest.Shared(t)
@@ -306,7 +310,7 @@ func TestRealFaultNoLeaderLeft(t *testing.T) {
 	}
 	wantAll(t, "the partial result", res.stderr, "partial result", fmt.Sprintf("%s/1", topic), fmt.Sprintf("broker %d (%s)", victim, victimAddr),
 		"no leader answered for")
-	if strings.Contains(res.stderr, "cancelled after --timeout") {
+	if strings.Contains(res.stderr, fmt.Sprintf("LIMIT %d: cancelled after --timeout", partitions*perPartition)) {
 		t.Errorf("the statement was cut off by --timeout instead of ending partial")
 	}
 	got := consumedRows(t, res.stdout)
@@ -317,8 +321,19 @@ func TestRealFaultNoLeaderLeft(t *testing.T) {
 				t.Fatalf("partition %d: row %d has offset %d, want %d (a duplicate or a gap)", p, i, o, i)
 			}
 		}
-		if p != 1 && len(offs) != perPartition {
-			t.Errorf("partition %d (its broker is up): %d records, want all %d", p, len(offs), perPartition)
+		if p == 1 {
+			continue
+		}
+		cut := fmt.Sprintf("partition %s/%d: read up to offset %d (of %d), then cancelled after --timeout %s", topic, p, len(offs), perPartition, timeout)
+		switch {
+		case len(offs) == perPartition:
+			if strings.Contains(res.stderr, fmt.Sprintf("partition %s/%d: read up to", topic, p)) {
+				t.Errorf("partition %d has all its records but is named as cut off", p)
+			}
+		case strings.Contains(res.stderr, cut):
+			t.Logf("partition %d (its broker is up): %d of %d records before --timeout, named as cut off", p, len(offs), perPartition)
+		default:
+			t.Errorf("partition %d (its broker is up): %d records, want all %d or the error to say %q", p, len(offs), perPartition, cut)
 		}
 	}
 }
