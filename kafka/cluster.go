@@ -26,6 +26,11 @@ type Config struct {
 	SASL        sasl.Mechanism   // nil: no SASL
 	DialTimeout time.Duration    // default 10s
 	Trace       func(TraceEvent) // optional: called once per broker request, from any goroutine
+	// IdleTimeout closes a broker connection unused for that long; 0 keeps
+	// kgo's default (20s). kgo keeps connections between statements, one
+	// per broker and kind of request; tests that count sockets shorten it
+	// so that the pool drains and only a connection still in use remains.
+	IdleTimeout time.Duration
 }
 
 // TraceEvent describes one request kql sent to one broker. Tests count these
@@ -94,6 +99,9 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		// retries would hide which broker answered what.
 		kgo.RequestRetries(0),
 		kgo.MetadataMinAge(250 * time.Millisecond),
+	}
+	if cfg.IdleTimeout > 0 {
+		opts = append(opts, kgo.ConnIdleTimeout(cfg.IdleTimeout))
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(cfg.TLS))
