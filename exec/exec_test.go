@@ -44,6 +44,30 @@ func (tr *tracer) record(e kafka.TraceEvent) {
 
 func (tr *tracer) reset() { tr.mu.Lock(); tr.events = nil; tr.mu.Unlock() }
 
+// byAPI returns how many requests of each API were made.
+func (tr *tracer) byAPI() map[string]int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	out := map[string]int{}
+	for _, e := range tr.events {
+		out[e.API]++
+	}
+	return out
+}
+
+// failed returns the requests that failed as a whole (no answer, cut off).
+func (tr *tracer) failed() []kafka.TraceEvent {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	var out []kafka.TraceEvent
+	for _, e := range tr.events {
+		if e.Err != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // count returns how many requests of api went to each broker.
 func (tr *tracer) count(api string) map[int32]int {
 	tr.mu.Lock()
@@ -80,6 +104,20 @@ func newFakeTB(t testing.TB, opts ...kfake.Opt) *fake {
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ctxSetup bounds a test's setup whose time is only the machine's (seeding
+// records through kgo into kfake) by the test binary's -timeout, less a
+// margin for the cleanup to report, instead of ctxT's fixed 30 s; the
+// claims the test makes must then not depend on that time.
+func ctxSetup(t *testing.T) context.Context {
+	dl, ok := t.Deadline()
+	if !ok {
+		return ctxT(t)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), dl.Add(-time.Until(dl)/10))
 	t.Cleanup(cancel)
 	return ctx
 }
