@@ -314,7 +314,7 @@ func TestThousandPartitionsSmallBudget(t *testing.T) {
 	const parts = 1000
 	f.spread(t, "t", parts)
 	const n = parts * 20
-	require.NoError(t, seedRecords(ctxT(t), f.kcl, "t", parts, n))
+	require.NoError(t, seedRecords(ctxSetup(t), f.kcl, "t", parts, n))
 	f.sess.ReadBudget = 64 << 10
 	for _, from := range []lang.StartKind{lang.FromOldest, lang.FromNewest} {
 		limit := int64(n)
