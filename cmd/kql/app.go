@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chzyer/readline"
 	"github.com/fatih/color"
 
 	"github.com/kql-dev/kql/exec"
@@ -411,9 +410,7 @@ func (a *app) promptPassword(what, user, env string) (string, error) {
 	if !ok || !a.ios.InTTY || !isTerminal(a.ios.In) {
 		return "", usagef("%s %q needs a password: set %s (there is no terminal to ask on, and no password flag on purpose)", what, user, env)
 	}
-	fmt.Fprintf(a.stderr, "Password for %s %s: ", what, user)
-	pw, err := readline.ReadPassword(fdIn)
-	fmt.Fprintln(a.stderr)
+	pw, err := promptNoEcho(fdIn, a.stderr, fmt.Sprintf("Password for %s %s: ", what, user))
 	if err != nil {
 		return "", fmt.Errorf("reading the password of %s %s: %w", what, user, err)
 	}

@@ -29,10 +29,7 @@ func (a *app) newPassword(ctx context.Context, user string) (string, error) {
 				user, newPasswordEnv, newPasswordEnv)
 		}
 		read = func(prompt string) ([]byte, error) {
-			fmt.Fprint(a.stderr, prompt)
-			pw, err := readline.ReadPassword(fdIn)
-			fmt.Fprintln(a.stderr)
-			return pw, err
+			return promptNoEcho(fdIn, a.stderr, prompt)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -153,6 +153,28 @@ func (s *ptySession) tryExpect(re string, d time.Duration) bool {
 	return false
 }
 
+// expectPasswordPrompt waits for a password prompt and checks that the
+// terminal no longer echoes: a person types as soon as the prompt shows, so
+// a prompt shown while the terminal still echoes shows their password.
+func (s *ptySession) expectPasswordPrompt(re string) {
+	s.t.Helper()
+	s.expect(re)
+	rc, err := s.pty.SyscallConn()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var on bool
+	if cerr := rc.Control(func(fd uintptr) { on, err = echoing(int(fd)) }); cerr != nil {
+		s.t.Fatal(cerr)
+	}
+	if err != nil {
+		s.t.Fatalf("reading the terminal's mode: %v", err)
+	}
+	if on {
+		s.t.Fatalf("the terminal showed %q while it still echoed what is typed", re)
+	}
+}
+
 func (s *ptySession) wait() error {
 	s.t.Helper()
 	select {
@@ -375,7 +397,7 @@ func TestPTYHistoryIsPrivateAndReloaded(t *testing.T) {
 func TestPTYSASLPasswordIsPromptedWithoutEcho(t *testing.T) {
 	_, boot := ptyCluster(t, kfake.EnableSASL(), kfake.Superuser("PLAIN", "alice", "pw-0f-alice"))
 	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history", "--sasl-mechanism", "PLAIN", "--sasl-user", "alice")
-	s.expect(`Password for SASL user alice: `)
+	s.expectPasswordPrompt(`Password for SASL user alice: `)
 	s.send("pw-0f-alice\r")
 	s.expect(`connected to cluster`)
 	s.expect(prompt)
@@ -421,7 +443,7 @@ func TestPTYSchemaRegistryPasswordIsPromptedWithoutEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history", "--schema-registry", fake.URL(), "--schema-registry-user", "bob")
-	s.expect(`Password for schema registry user bob: `)
+	s.expectPasswordPrompt(`Password for schema registry user bob: `)
 	s.send("pw-0f-bob\r")
 	s.expect(`connected to cluster`)
 	s.expect(`schema registry: http://127\.0\.0\.1:\d+, as bob \(basic authentication, password from the password prompt\)`)
