@@ -113,4 +113,3 @@ func claimStrings(v any, split bool) []string {
 	}
 	return nil
 }
-

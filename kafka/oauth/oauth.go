@@ -237,12 +237,12 @@ func (s *Source) fetch(ctx context.Context) (*Token, error) {
 		return nil, mkErr(Unreachable, resp.StatusCode, "reading the answer: "+err.Error(), err)
 	}
 	var tr struct {
-		AccessToken string          `json:"access_token"`
-		TokenType   string          `json:"token_type"`
-		ExpiresIn   json.Number     `json:"expires_in"`
-		Scope       string          `json:"scope"`
-		Error       string          `json:"error"`
-		Description string          `json:"error_description"`
+		AccessToken string      `json:"access_token"`
+		TokenType   string      `json:"token_type"`
+		ExpiresIn   json.Number `json:"expires_in"`
+		Scope       string      `json:"scope"`
+		Error       string      `json:"error"`
+		Description string      `json:"error_description"`
 	}
 	jsonErr := json.Unmarshal(body, &tr)
 	if resp.StatusCode != http.StatusOK {
