@@ -358,6 +358,12 @@ func (a *app) connect(ctx context.Context) int {
 		checked = make(chan string, 1)
 		go func() { checked <- checkRegistry(cctx, a.reg, regSett) }()
 	}
+	if a.sett != nil {
+		if err := a.sett.prefetchToken(ctx); err != nil {
+			a.errorf("kql: %v", err)
+			return exitUnreachable
+		}
+	}
 	conn, err := a.rt.dial(ctx, a.kcfg)
 	if err != nil {
 		if se := kafka.AsSecurityError(err); se != nil && a.sett != nil {

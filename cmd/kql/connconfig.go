@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/kafka/oauth"
 )
 
 // connSettings is how to reach the cluster, merged from (weakest first) the
@@ -41,6 +42,11 @@ type connSettings struct {
 
 	// registry is the schema registry's, when one is configured.
 	registry registrySettings
+
+	// oauth is OAUTHBEARER's settings (sasl.mechanism=OAUTHBEARER);
+	// oauthSource, made by kafkaConfig, fetches and renews the tokens.
+	oauth       *oauth.Config
+	oauthSource *oauth.Source
 }
 
 // tlsSettings is one TLS client's settings: the brokers' or the schema
@@ -163,16 +169,23 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 			return nil, bad("security.protocol", "unknown protocol %q (want PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)", v)
 		}
 	}
-	if strings.HasPrefix(cc.protocol, "SASL_") {
+	if strings.HasPrefix(cc.protocol, "SASL_") && isOAuthBearer(get) {
+		o, err := oauthProps(path, get, bad)
+		if err != nil {
+			return nil, err
+		}
+		s.saslMechanism, s.oauth = "OAUTHBEARER", o
+	}
+	if strings.HasPrefix(cc.protocol, "SASL_") && s.oauth == nil {
 		mech, ok := get("sasl.mechanism")
 		if !ok {
-			return nil, bad("security.protocol", "%s needs sasl.mechanism (Kafka's default, GSSAPI, is not supported): set sasl.mechanism=PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", cc.protocol)
+			return nil, bad("security.protocol", "%s needs sasl.mechanism (Kafka's default, GSSAPI, is not supported): set sasl.mechanism=PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER", cc.protocol)
 		}
 		mech = strings.ToUpper(mech)
 		switch mech {
 		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
 		default:
-			return nil, bad("sasl.mechanism", "%q is not supported (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", mech)
+			return nil, bad("sasl.mechanism", "%q is not supported (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)", mech)
 		}
 		s.saslMechanism = mech
 		jv, ok := get("sasl.jaas.config")
@@ -401,6 +414,7 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		s.tls, s.tlsSettings = f.tls, f.tlsSettings
 		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword, s.passwordSource = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword, f.passwordSource
 		s.registry = f.registry
+		s.oauth = f.oauth
 	}
 	if o.bootstrapSet {
 		s.bootstrap = splitBootstrap(o.bootstrap)
@@ -435,13 +449,16 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		}
 		s.saslUser = o.saslUser
 	}
-	if s.saslMechanism != "" && s.saslUser == "" {
+	if s.saslMechanism != "OAUTHBEARER" {
+		s.oauth = nil // --sasl-mechanism replaced the file's OAUTHBEARER
+	}
+	if s.saslMechanism != "" && s.saslUser == "" && s.oauth == nil {
 		return nil, usagef("--sasl-mechanism %s needs --sasl-user (or sasl.jaas.config in --command-config)", s.saslMechanism)
 	}
 	if s.saslUser != "" && s.saslMechanism == "" {
 		return nil, usagef("--sasl-user needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	}
-	if s.saslMechanism != "" {
+	if s.saslMechanism != "" && s.oauth == nil {
 		// Precedence: $KQL_SASL_PASSWORD, then the file's sasl.jaas.config,
 		// then a prompt. The source is named in the banner and in any
 		// authentication error, so a stale variable is never silent.
@@ -488,7 +505,12 @@ func (s *connSettings) kafkaConfig() (kafka.Config, error) {
 		}
 		cfg.TLS = tc
 	}
-	if s.saslMechanism != "" {
+	if s.oauth != nil {
+		if s.oauthSource == nil {
+			s.oauthSource = oauth.New(*s.oauth)
+		}
+		cfg.SASL = s.oauthSource.Mechanism()
+	} else if s.saslMechanism != "" {
 		m, err := saslMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
 		if err != nil {
 			return cfg, err

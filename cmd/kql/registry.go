@@ -75,8 +75,8 @@ func secretKey(p property) bool {
 	k := strings.TrimPrefix(p.key, registryTLSPrefix)
 	switch k {
 	case "sasl.jaas.config":
-		return strings.Contains(p.value, "password")
-	case "ssl.keystore.key", "ssl.key.password", "basic.auth.user.info", "bearer.auth.token":
+		return strings.Contains(p.value, "password") || strings.Contains(p.value, "clientSecret")
+	case "ssl.keystore.key", "ssl.key.password", "basic.auth.user.info", "bearer.auth.token", "sasl.oauthbearer.client.credentials.client.secret":
 		return true
 	case "url": // schema.registry.url with user info
 		return p.key == "schema.registry.url" && strings.Contains(p.value, "@")
