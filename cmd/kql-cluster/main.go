@@ -5,8 +5,8 @@
 // beside it. It prints the bootstrap address (and the registry's URL) and runs
 // until Ctrl-C (or SIGTERM), then shuts everything down and removes its data.
 //
-// -fetch-only (what `make deps` runs) only makes sure the Kafka jars and the
-// registry are cached.
+// -fetch-only (what `make deps` runs) only makes sure the Kafka jars, the
+// registry and the OAUTHBEARER tests' mock-oauth2-server are cached.
 //
 //	kql-cluster [-nodes 3] [-version 4.3.1] [-secure] [-registry] [-registry-version 3.0.9] [-fetch-only]
 package main
@@ -65,6 +65,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		fmt.Fprintf(stdout, "Apicurio Registry %s: %s\n", *registryVersion, jar)
+		oauthLibs, err := kafkatest.EnsureOAuthServer(ctx, kafkatest.OAuthServerVersion(), stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "kql-cluster: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "mock-oauth2-server %s (the OAUTHBEARER tests' OpenID provider): %s\n", kafkatest.OAuthServerVersion(), oauthLibs)
 		return 0
 	}
 

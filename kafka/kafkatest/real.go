@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"os"
@@ -40,6 +41,12 @@ type RealConfig struct {
 	// Security). The PLAINTEXT listener and its super-user principal stay, so
 	// Bootstrap and the helpers work as on a plain cluster.
 	Secure bool
+
+	// Listeners adds listeners of the caller's: name -> security protocol
+	// (e.g. "OAUTH": "SASL_PLAINTEXT"), each on a free port of its own per
+	// node, advertised as it listens; configure them with Props
+	// (listener.name.<lower-case name>.*). See ListenerAddrs.
+	Listeners map[string]string
 
 	// StartTimeout bounds formatting, starting and waiting for Metadata to
 	// list every broker (default 3 minutes); it does not include fetching
@@ -203,6 +210,9 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	if cfg.Secure {
 		per = 5
 	}
+	extra := slices.Sorted(maps.Keys(cfg.Listeners))
+	base := per
+	per += len(extra)
 	ports, err := freePorts(per * cfg.Nodes)
 	if err != nil {
 		return nil, err
@@ -213,6 +223,9 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 			ports: map[string]int{ListenerPlaintext: p[0], "CONTROLLER": p[1]}}
 		if cfg.Secure {
 			n.ports[ListenerSASLSSL], n.ports[ListenerSSL], n.ports[ListenerBadAdvertised] = p[2], p[3], p[4]
+		}
+		for j, name := range extra {
+			n.ports[name] = p[base+j]
 		}
 		if err := os.MkdirAll(n.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating node %d's directory: %w", n.id, err)
@@ -595,6 +608,10 @@ func (r *Real) writeConfigs() error {
 		if r.sec != nil {
 			names = append(names, ListenerSASLSSL, ListenerSSL, ListenerBadAdvertised)
 			protos = append(protos, "SASL_SSL:SASL_SSL", "SSL:SSL", ListenerBadAdvertised+":PLAINTEXT")
+		}
+		for _, name := range slices.Sorted(maps.Keys(r.cfg.Listeners)) {
+			names = append(names, name)
+			protos = append(protos, name+":"+r.cfg.Listeners[name])
 		}
 		var listeners, advertised []string
 		for _, name := range names {
