@@ -54,8 +54,13 @@ func (s *Source) Diagnose(t *Token) string {
 		// sasl.oauthbearer.expected.issuer.
 		facts = append(facts, fmt.Sprintf("iss %q", iss))
 	}
-	scopes := claimStrings(t.Claims[s.cfg.ScopeClaim], true)
-	if s.cfg.Scope != "" {
+	scopeClaim, hasScope := t.Claims[s.cfg.ScopeClaim]
+	scopes := claimStrings(scopeClaim, true)
+	if !hasScope {
+		// Not judged: many providers put no scope claim in the token, and
+		// the broker needs none.
+		facts = append(facts, fmt.Sprintf("no %q claim", s.cfg.ScopeClaim))
+	} else if s.cfg.Scope != "" {
 		var missing []string
 		for _, want := range strings.Fields(s.cfg.Scope) {
 			if !slices.Contains(scopes, want) {

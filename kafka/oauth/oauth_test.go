@@ -176,3 +176,15 @@ func TestDiagnose(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseNoScopeClaim: a token without a scope claim is not called
+// wrong for it (many providers put none in, and brokers need none).
+func TestDiagnoseNoScopeClaim(t *testing.T) {
+	s := New(Config{TokenURL: "http://127.0.0.1:1/token", Scope: "kafka"})
+	raw := jwt(t, map[string]any{"sub": "kql", "aud": "x", "exp": time.Now().Add(time.Minute).Unix()})
+	c, _ := Claims(raw)
+	got := s.Diagnose(&Token{Raw: raw, Claims: c})
+	if !strings.Contains(got, "nothing kql can check looks wrong") || !strings.Contains(got, `no "scope" claim`) {
+		t.Errorf("%s", got)
+	}
+}
