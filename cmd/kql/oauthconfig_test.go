@@ -84,6 +84,11 @@ sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginMo
 		!strings.HasPrefix(o.SecretSource, "sasl.oauthbearer.client.credentials.client.secret in ") {
 		t.Fatalf("Kafka 4.3 spelling: %+v", o)
 	}
+	// The registry cannot inherit credentials OAUTHBEARER does not have.
+	if _, err := resolveOAuth(t, kafka43+"schema.registry.url=http://127.0.0.1:1\nbasic.auth.credentials.source=SASL_INHERIT\n"); err == nil ||
+		!strings.Contains(err.Error(), "OAUTHBEARER has no user and password to inherit") {
+		t.Errorf("SASL_INHERIT with OAUTHBEARER: %v", err)
+	}
 	// A flag's mechanism replaces the file's OAUTHBEARER.
 	cc, err := loadCommandConfig(writeProps(t, kafka43))
 	if err != nil {

@@ -266,6 +266,9 @@ func resolveRegistry(s *connSettings, o *options, getenv func(string) string, pr
 		return nil
 	}
 	if r.inheritSASL {
+		if s.oauth != nil {
+			return usagef("basic.auth.credentials.source=SASL_INHERIT in --command-config: sasl.mechanism=OAUTHBEARER has no user and password to inherit; give the registry its own (basic.auth.user.info)")
+		}
 		if s.saslMechanism == "" {
 			return usagef("basic.auth.credentials.source=SASL_INHERIT in --command-config needs the Kafka SASL settings (sasl.jaas.config, or --sasl-mechanism and --sasl-user) to inherit")
 		}
