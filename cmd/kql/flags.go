@@ -217,6 +217,8 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 		switch m {
 		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
 			o.saslMechanism = m
+		case "OAUTHBEARER":
+			return nil, fs, usagef("--sasl-mechanism OAUTHBEARER: OAUTHBEARER is set in --command-config (sasl.mechanism=OAUTHBEARER, sasl.oauthbearer.token.endpoint.url and the client credentials; see README, OAUTHBEARER)")
 		default:
 			return nil, fs, usagef("--sasl-mechanism: unknown mechanism %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", o.saslMechanism)
 		}

@@ -128,6 +128,14 @@ func TestOAuthPropertiesErrors(t *testing.T) {
 	}
 }
 
+// TestOAuthBearerFlag: OAUTHBEARER needs the file; the flag says where.
+func TestOAuthBearerFlag(t *testing.T) {
+	_, _, err := parseFlags([]string{"--sasl-mechanism", "oauthbearer"}, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "OAUTHBEARER is set in --command-config") {
+		t.Errorf("got %v", err)
+	}
+}
+
 // TestOAuthTokenEndpointTrust: the token endpoint's CA is taken from the
 // ssl.truststore.* options inside sasl.jaas.config (where Kafka's Java
 // client reads it), and from the file's own ssl.truststore.* otherwise; a
