@@ -183,3 +183,25 @@ func TestOAuthTokenEndpointTrust(t *testing.T) {
 		t.Errorf("a missing CA file in the JAAS options: %v", err)
 	}
 }
+
+// TestOAuthInsecureWarning: with --tls-insecure-skip-verify the warning
+// names what an impersonating broker would get over OAUTHBEARER, the
+// access token, not a SASL password kql does not have.
+func TestOAuthInsecureWarning(t *testing.T) {
+	cc, err := loadCommandConfig(writeProps(t, `security.protocol=SASL_SSL
+sasl.mechanism=OAUTHBEARER
+sasl.oauthbearer.token.endpoint.url=https://idp.example.com/token
+sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="kql" clientSecret="s";
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := resolveSettings(&options{tlsInsecureSkipVerify: true, tls: true}, func(string) string { return "" }, cc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.insecureWarning()
+	if !strings.Contains(w, "the OAuth access token included") || strings.Contains(w, "password") {
+		t.Errorf("warning %q: want it to name the OAuth access token, not a password", w)
+	}
+}

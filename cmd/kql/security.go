@@ -187,7 +187,13 @@ func (s *connSettings) insecureWarning() string {
 		return ""
 	}
 	w := "--tls-insecure-skip-verify: broker certificates are NOT verified; anyone on the network path can impersonate the brokers and read what kql sends"
-	if s.saslMechanism != "" {
+	switch {
+	case s.oauth != nil:
+		// The brokers get the bearer token, not the client secret; the
+		// token endpoint has TLS settings of its own (sasl.jaas.config's
+		// ssl.* options), which the flag does not loosen.
+		w += ", the OAuth access token included (the token endpoint's certificate is still verified)"
+	case s.saslMechanism != "":
 		w += ", the SASL password included"
 	}
 	if s.skipVerifyIgnored != "" {
