@@ -76,6 +76,9 @@ func (s *connSettings) clientCertSource() string {
 
 // principal is who the brokers' authorizer sees, as far as kql can know.
 func (s *connSettings) principal() string {
+	if p := s.extPrincipal(); p != "" {
+		return p
+	}
 	switch {
 	case s.saslMechanism != "":
 		return fmt.Sprintf("User:%s (SASL %s)", s.saslUser, s.saslMechanism)
@@ -90,7 +93,9 @@ func (s *connSettings) principal() string {
 // connectedAs is the banner's "how": transport, identity, verification.
 func (s *connSettings) connectedAs() string {
 	parts := []string{s.transport()}
-	if s.saslMechanism != "" {
+	if ext := s.extSASLConnectedAs(); ext != "" {
+		parts = append(parts, ext)
+	} else if s.saslMechanism != "" {
 		parts = append(parts, fmt.Sprintf("as %s (%s, password from %s)", s.saslUser, s.saslMechanism, s.passwordSource))
 	}
 	if s.tls {
@@ -109,6 +114,9 @@ func (s *connSettings) connectedAs() string {
 // securityMessage turns a TLS or SASL failure into the one line an operator
 // can act on: what failed, at which broker, with which settings.
 func (s *connSettings) securityMessage(se *kafka.SecurityError) string {
+	if m := s.extSecurityMessage(se); m != "" {
+		return m
+	}
 	switch se.Kind {
 	case kafka.SASLAuthFailed:
 		src := s.passwordSource

@@ -41,10 +41,20 @@ type RealConfig struct {
 	// Bootstrap and the helpers work as on a plain cluster.
 	Secure bool
 
+	// Listeners adds listeners of the caller's own (a GSSAPI one, say),
+	// each on a free port per node; their settings go in Props.
+	Listeners []Listener
+
 	// StartTimeout bounds formatting, starting and waiting for Metadata to
 	// list every broker (default 3 minutes); it does not include fetching
 	// the jars.
 	StartTimeout time.Duration
+}
+
+// Listener is an extra listener of a RealConfig: bound on 127.0.0.1 and
+// advertised as AdvertisedHost ("" for 127.0.0.1).
+type Listener struct {
+	Name, Protocol, AdvertisedHost string
 }
 
 // DefaultJVMOpts keeps one node small enough that three of them, a race-
@@ -203,6 +213,8 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	if cfg.Secure {
 		per = 5
 	}
+	extra := per
+	per += len(cfg.Listeners)
 	ports, err := freePorts(per * cfg.Nodes)
 	if err != nil {
 		return nil, err
@@ -213,6 +225,9 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 			ports: map[string]int{ListenerPlaintext: p[0], "CONTROLLER": p[1]}}
 		if cfg.Secure {
 			n.ports[ListenerSASLSSL], n.ports[ListenerSSL], n.ports[ListenerBadAdvertised] = p[2], p[3], p[4]
+		}
+		for j, l := range cfg.Listeners {
+			n.ports[l.Name] = p[extra+j]
 		}
 		if err := os.MkdirAll(n.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating node %d's directory: %w", n.id, err)
@@ -596,6 +611,12 @@ func (r *Real) writeConfigs() error {
 			names = append(names, ListenerSASLSSL, ListenerSSL, ListenerBadAdvertised)
 			protos = append(protos, "SASL_SSL:SASL_SSL", "SSL:SSL", ListenerBadAdvertised+":PLAINTEXT")
 		}
+		advHost := map[string]string{}
+		for _, l := range r.cfg.Listeners {
+			names = append(names, l.Name)
+			protos = append(protos, l.Name+":"+l.Protocol)
+			advHost[l.Name] = l.AdvertisedHost
+		}
 		var listeners, advertised []string
 		for _, name := range names {
 			l := fmt.Sprintf("%s://127.0.0.1:%d", name, n.ports[name])
@@ -605,6 +626,9 @@ func (r *Real) writeConfigs() error {
 			}
 			if name == ListenerBadAdvertised && i == len(r.nodes)-1 {
 				l = name + "://" + UnreachableAddr
+			}
+			if h := advHost[name]; h != "" {
+				l = fmt.Sprintf("%s://%s:%d", name, h, n.ports[name])
 			}
 			advertised = append(advertised, l)
 		}
