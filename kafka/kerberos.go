@@ -76,7 +76,7 @@ func (e *KerberosError) Error() string {
 	case KerberosWrongKey:
 		return fmt.Sprintf("Kerberos: the KDC (%s) refused the key of %s from %s (PREAUTH_FAILED): the keytab is stale or for another principal (the password was changed or the key re-generated since it was written): export a new keytab (kadmin ktadd -norandkey, or ktpass)", kdcs, e.Principal, e.Source)
 	case KerberosKDCUnreachable:
-		return fmt.Sprintf("Kerberos: no KDC of the realm answered (%s, from %s) while logging in as %s: %v", kdcs, e.Krb5Conf, e.Principal, rootErr(e.Err))
+		return fmt.Sprintf("Kerberos: no KDC of the realm answered (%s, from %s) while logging in as %s: %s", kdcs, e.Krb5Conf, e.Principal, netCause(e.Err))
 	case KerberosTicketExpired:
 		return fmt.Sprintf("Kerberos: the ticket of %s in %s has expired: run kinit again (kql cannot renew a ticket cache; a keytab, useKeyTab=true, renews by itself)", e.Principal, e.Source)
 	}
@@ -89,14 +89,14 @@ func (e *KerberosError) Error() string {
 
 func (e *KerberosError) Unwrap() error { return e.Err }
 
-func rootErr(err error) error {
-	for {
-		u := errors.Unwrap(err)
-		if u == nil {
-			return err
-		}
-		err = u
+// netCause is the network part of gokrb5's error text (it flattens the
+// chain into one string of every layer): from "dial" on, if it is there.
+func netCause(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "dial "); i >= 0 {
+		return msg[i:]
 	}
+	return msg
 }
 
 // Mechanism loads krb5.conf and the keytab or ticket cache now, so that a

@@ -98,6 +98,17 @@ sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useTicket
 		if r.code != 0 || !strings.Contains(r.stdout, topic+",3,3,") {
 			t.Fatalf("want exit 0 and the topic listed:\n%s", r)
 		}
+		// A ticket that has expired: say to run kinit, not "authentication failed".
+		short := filepath.Join(dir, "krb5cc-short")
+		if err := b.KDC.Kinit(ctx, b.Client, b.ClientKeytab, short, "-l", "1s"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Second) // past the ticket's end time, whatever the load
+		r = runReal(t, map[string]string{"KRB5_CONFIG": b.KDC.Krb5Conf, "KRB5CCNAME": short}, "--command-config", p, "-e", "SHOW TOPICS")
+		t.Logf("exit %d: %s", r.code, r.stderr)
+		if r.code == 0 || !strings.Contains(r.stderr, "has expired: run kinit again") {
+			t.Errorf("an expired ticket cache: want it said, with kinit:\n%s", r)
+		}
 		// No cache where KRB5CCNAME points: say to run kinit.
 		cenv["KRB5CCNAME"] = "FILE:" + filepath.Join(dir, "no-such-cache")
 		r = runReal(t, cenv, "--command-config", p, "-e", "SHOW TOPICS")
@@ -154,4 +165,18 @@ sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useTicket
 			}
 		})
 	}
+
+	// Last, as it breaks the bed: the brokers' principal gets new keys, so
+	// the KDC's tickets are in a key the brokers' keytab lacks and the
+	// brokers refuse the token. That is the broker's refusal, not the KDC's.
+	t.Run("broker refuses the token", func(t *testing.T) {
+		if err := b.KDC.WriteKeytab(ctx, kafkatest.KerberosServicePrincipal, filepath.Join(dir, "new-kafka.keytab")); err != nil {
+			t.Fatal(err)
+		}
+		r := runReal(t, env, "--command-config", keytabProps("refused.properties", boot, b.ClientKeytab, b.Client), "-e", "SHOW TOPICS")
+		t.Logf("exit %d: %s", r.code, r.stderr)
+		if r.code == 0 || !strings.Contains(r.stderr, "refused kql's GSSAPI token") {
+			t.Errorf("want the broker's refusal said as such:\n%s", r)
+		}
+	})
 }

@@ -176,7 +176,7 @@ func (s *connSettings) extSecurityMessage(se *kafka.SecurityError) string {
 	case se.Kind == kafka.SASLKerberos:
 		return se.Err.Error()
 	case s.kerberos != nil && se.Kind == kafka.SASLAuthFailed:
-		return fmt.Sprintf("Kerberos: broker %s refused kql's GSSAPI token (%s): the broker's own keytab or sasl.kerberos.service.name does not match %s/<host>: %s",
+		return fmt.Sprintf("Kerberos: broker %s refused kql's GSSAPI token (%s): the KDC gave kql a ticket for %s/<host>, which the broker could not accept: its keytab is stale (the service principal's keys changed since it was written) or holds another principal; the reason is in the broker's log (%s)",
 			se.Addr, s.kerberos.desc(), s.kerberos.service, kafkaMessage(se.Err))
 	case s.msk != nil && se.Kind == kafka.SASLAuthFailed:
 		return fmt.Sprintf("AWS MSK IAM: broker %s refused the signed request of access key %s (credentials from %s): the key is wrong or expired, the clock is off, or the IAM policy does not allow kafka-cluster:Connect: %s",

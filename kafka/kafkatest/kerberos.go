@@ -218,9 +218,11 @@ func (k *KDC) WriteKeytab(ctx context.Context, principal, keytab string) error {
 }
 
 // Kinit fills the FILE ticket cache ccache for principal from its keytab,
-// as a user's kinit would.
-func (k *KDC) Kinit(ctx context.Context, principal, keytab, ccache string) error {
-	_, err := k.run(ctx, "kinit", "-k", "-t", keytab, "-c", "FILE:"+ccache, principal)
+// as a user's kinit would; extra arguments go to kinit (-l 2s: a ticket
+// that expires soon).
+func (k *KDC) Kinit(ctx context.Context, principal, keytab, ccache string, extra ...string) error {
+	args := append([]string{"-k", "-t", keytab, "-c", "FILE:" + ccache}, extra...)
+	_, err := k.run(ctx, "kinit", append(args, principal)...)
 	return err
 }
 
