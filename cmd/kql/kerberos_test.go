@@ -98,6 +98,16 @@ sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useTicket
 		if r.code != 0 || !strings.Contains(r.stdout, topic+",3,3,") {
 			t.Fatalf("want exit 0 and the topic listed:\n%s", r)
 		}
+		// principal= that is not the cache's: say whose tickets it holds.
+		other := write("other.properties", fmt.Sprintf(`bootstrap.servers=%s
+security.protocol=SASL_PLAINTEXT
+sasl.mechanism=GSSAPI
+sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true principal="alice@%s";
+`, boot, kafkatest.KerberosRealm))
+		r = runReal(t, cenv, "--command-config", other, "-e", "SHOW TOPICS")
+		if r.code == 0 || !strings.Contains(r.stderr, "holds tickets of "+b.Client+", not of principal=alice@KQL.TEST") {
+			t.Errorf("a cache of another principal: want it said:\n%s", r)
+		}
 		// A ticket that has expired: say to run kinit, not "authentication failed".
 		short := filepath.Join(dir, "krb5cc-short")
 		if err := b.KDC.Kinit(ctx, b.Client, b.ClientKeytab, short, "-l", "1s"); err != nil {
