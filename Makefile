@@ -21,7 +21,8 @@
 #   make bench-go    the go test benchmarks (-bench . -benchmem)
 #   make fuzz        the parser fuzzers, FUZZTIME each (default 10m), and the
 #                    query differential test against SQLite on a fresh seed
-#   make deps        only the prerequisites: Go, Java 17+, Maven, the Kafka jars
+#   make deps        only the prerequisites: Go, Java 17+, Maven, MIT Kerberos's
+#                    KDC (krb5-kdc, krb5-admin-server, krb5-user), the Kafka jars
 #                    and the schema registry the tests run (Apicurio Registry)
 
 SHELL := /bin/bash
@@ -97,19 +98,24 @@ deps:
 		[ "$$("$$j" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | cut -d. -f1)" -ge 17 ] 2>/dev/null; }; \
 	java_ok || need="$$need openjdk-17-jdk-headless"; \
 	command -v mvn >/dev/null || need="$$need maven"; \
+	krb() { PATH="$$PATH:/usr/sbin:/sbin" command -v "$$1" >/dev/null; }; \
+	krb krb5kdc && krb kdb5_util || need="$$need krb5-kdc"; \
+	krb kadmin.local || need="$$need krb5-admin-server"; \
+	krb kinit || need="$$need krb5-user"; \
 	if [ -n "$$need" ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			echo "make deps: installing$$need (apt-get)"; \
 			apt-get update -qq; \
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$need >/dev/null; \
 		else \
-			echo "make deps: the real-Kafka tests need Java 17+ and Maven; missing:$$need." >&2; \
+			echo "make deps: the real-Kafka tests need Java 17+, Maven and MIT Kerberos (a KDC for the GSSAPI tests); missing:$$need." >&2; \
 			echo "  Debian/Ubuntu: sudo apt-get install$$need" >&2; \
-			echo "  elsewhere: install a JDK 17 or newer (java on PATH or JAVA_HOME) and Apache Maven (mvn on PATH)" >&2; \
+			echo "  elsewhere: install a JDK 17 or newer (java on PATH or JAVA_HOME), Apache Maven (mvn on PATH) and MIT Kerberos's krb5kdc, kdb5_util, kadmin.local and kinit" >&2; \
 			exit 1; \
 		fi; \
 		java_ok || { echo "make deps: java is still missing or older than 17 after installing: check 'java -version' and JAVA_HOME" >&2; exit 1; }; \
 		command -v mvn >/dev/null || { echo "make deps: mvn is still missing after installing maven" >&2; exit 1; }; \
+		krb krb5kdc && krb kadmin.local && krb kinit || { echo "make deps: krb5kdc, kadmin.local or kinit is still missing after installing MIT Kerberos" >&2; exit 1; }; \
 	fi
 	$(GO) run ./cmd/kql-cluster -fetch-only
 

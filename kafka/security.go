@@ -25,6 +25,7 @@ const (
 	TLSNotTLS                                     // the listener does not speak TLS
 	TLSExpected                                   // the listener wants TLS and kql spoke plaintext
 	SASLExpected                                  // the listener wants SASL and kql sent none
+	SASLKerberos                                  // the Kerberos login or service ticket failed (Err is a *KerberosError)
 )
 
 // SecurityError is a failure of TLS or SASL with one broker. Every broker of
@@ -65,6 +66,8 @@ func (e *SecurityError) Error() string {
 		return fmt.Sprintf("broker %s closed the connection: the listener on this port expects TLS", e.Addr)
 	case SASLExpected:
 		return fmt.Sprintf("broker %s closed the connection after the first request: the listener on this port expects SASL", e.Addr)
+	case SASLKerberos:
+		return e.Err.Error()
 	}
 	return fmt.Sprintf("security failure at broker %s: %v", e.Addr, e.Err)
 }
@@ -76,6 +79,10 @@ func (e *SecurityError) Unwrap() error { return e.Err }
 func classifySecurity(addr string, err error, usingTLS, clientCert bool) *SecurityError {
 	if err == nil {
 		return nil
+	}
+	var ke *KerberosError
+	if errors.As(err, &ke) {
+		return &SecurityError{Kind: SASLKerberos, Addr: addr, Err: ke}
 	}
 	var eof *kgo.ErrFirstReadEOF
 	if errors.As(err, &eof) {

@@ -47,6 +47,10 @@ type connSettings struct {
 	// oauthSource, made by kafkaConfig, fetches and renews the tokens.
 	oauth       *oauth.Config
 	oauthSource *oauth.Source
+	// kerberos and msk are set for SASL GSSAPI and AWS_MSK_IAM, whose
+	// credentials are not a user and password (saslext.go).
+	kerberos *kerberosSettings
+	msk      *mskSettings
 }
 
 // tlsSettings is one TLS client's settings: the brokers' or the schema
@@ -179,15 +183,34 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 	if strings.HasPrefix(cc.protocol, "SASL_") && s.oauth == nil {
 		mech, ok := get("sasl.mechanism")
 		if !ok {
-			return nil, bad("security.protocol", "%s needs sasl.mechanism (Kafka's default, GSSAPI, is not supported): set sasl.mechanism=PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER", cc.protocol)
+			return nil, bad("security.protocol", "%s needs sasl.mechanism (kql does not assume Kafka's default, GSSAPI): set sasl.mechanism=PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER, GSSAPI or AWS_MSK_IAM", cc.protocol)
 		}
 		mech = strings.ToUpper(mech)
 		switch mech {
-		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "AWS_MSK_IAM":
 		default:
-			return nil, bad("sasl.mechanism", "%q is not supported (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER)", mech)
+			return nil, bad("sasl.mechanism", "%q is not supported (want PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER, GSSAPI or AWS_MSK_IAM)", mech)
 		}
 		s.saslMechanism = mech
+	}
+	dir := filepath.Dir(path)
+	rel := func(p string) string { // paths in the file are relative to the file
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	switch s.saslMechanism {
+	case "GSSAPI":
+		if s.kerberos, err = kerberosProps(path, get, rel, bad); err != nil {
+			return nil, err
+		}
+	case "AWS_MSK_IAM":
+		if s.msk, err = mskProps(get, bad); err != nil {
+			return nil, err
+		}
+	}
+	if mech := s.saslMechanism; mech != "" && s.kerberos == nil && s.msk == nil && s.oauth == nil {
 		jv, ok := get("sasl.jaas.config")
 		if !ok {
 			return nil, bad("sasl.mechanism", "%s needs sasl.jaas.config with username and password", mech)
@@ -211,13 +234,6 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 		s.saslUser, s.saslPassword, s.havePassword = user, pass, true
 		s.passwordSource = "sasl.jaas.config in " + path
 		cc.jaasUser = user
-	}
-	dir := filepath.Dir(path)
-	rel := func(p string) string { // paths in the file are relative to the file
-		if p == "" || filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(dir, p)
 	}
 	if s.tls {
 		if err := tlsProps(&s.tlsSettings, "", "--tls-ca", path, get, rel, bad); err != nil {
@@ -415,6 +431,7 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 		s.saslMechanism, s.saslUser, s.saslPassword, s.havePassword, s.passwordSource = f.saslMechanism, f.saslUser, f.saslPassword, f.havePassword, f.passwordSource
 		s.registry = f.registry
 		s.oauth = f.oauth
+		s.kerberos, s.msk = f.kerberos, f.msk
 	}
 	if o.bootstrapSet {
 		s.bootstrap = splitBootstrap(o.bootstrap)
@@ -442,6 +459,7 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 	}
 	if o.saslMechanism != "" {
 		s.saslMechanism = o.saslMechanism
+		s.kerberos, s.msk = nil, nil
 	}
 	if o.saslUser != "" {
 		if o.saslUser != s.saslUser {
@@ -452,13 +470,16 @@ func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, 
 	if s.saslMechanism != "OAUTHBEARER" {
 		s.oauth = nil // --sasl-mechanism replaced the file's OAUTHBEARER
 	}
-	if s.saslMechanism != "" && s.saslUser == "" && s.oauth == nil {
+	if err := s.resolveExtSASL(getenv); err != nil {
+		return nil, err
+	}
+	if s.saslMechanism != "" && s.saslUser == "" && s.kerberos == nil && s.msk == nil && s.oauth == nil {
 		return nil, usagef("--sasl-mechanism %s needs --sasl-user (or sasl.jaas.config in --command-config)", s.saslMechanism)
 	}
 	if s.saslUser != "" && s.saslMechanism == "" {
 		return nil, usagef("--sasl-user needs --sasl-mechanism PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512")
 	}
-	if s.saslMechanism != "" && s.oauth == nil {
+	if s.saslMechanism != "" && s.oauth == nil && s.kerberos == nil && s.msk == nil {
 		// Precedence: $KQL_SASL_PASSWORD, then the file's sasl.jaas.config,
 		// then a prompt. The source is named in the banner and in any
 		// authentication error, so a stale variable is never silent.
@@ -510,6 +531,12 @@ func (s *connSettings) kafkaConfig() (kafka.Config, error) {
 			s.oauthSource = oauth.New(*s.oauth)
 		}
 		cfg.SASL = s.oauthSource.Mechanism()
+	} else if s.kerberos != nil || s.msk != nil {
+		m, err := s.extMechanism()
+		if err != nil {
+			return cfg, err
+		}
+		cfg.SASL = m
 	} else if s.saslMechanism != "" {
 		m, err := saslMechanism(s.saslMechanism, s.saslUser, s.saslPassword)
 		if err != nil {

@@ -219,6 +219,8 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 			o.saslMechanism = m
 		case "OAUTHBEARER":
 			return nil, fs, usagef("--sasl-mechanism OAUTHBEARER: OAUTHBEARER is set in --command-config (sasl.mechanism=OAUTHBEARER, sasl.oauthbearer.token.endpoint.url and the client credentials; see README, OAUTHBEARER)")
+		case "GSSAPI", "AWS_MSK_IAM":
+			return nil, fs, usagef("--sasl-mechanism %s: its credentials are not a user and password: set sasl.mechanism=%s and sasl.jaas.config in a --command-config file (see Connecting in the README)", m, m)
 		default:
 			return nil, fs, usagef("--sasl-mechanism: unknown mechanism %q (want PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", o.saslMechanism)
 		}

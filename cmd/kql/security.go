@@ -76,6 +76,9 @@ func (s *connSettings) clientCertSource() string {
 
 // principal is who the brokers' authorizer sees, as far as kql can know.
 func (s *connSettings) principal() string {
+	if p := s.extPrincipal(); p != "" {
+		return p
+	}
 	switch {
 	case s.oauthSource != nil:
 		return s.oauthPrincipal()
@@ -94,6 +97,8 @@ func (s *connSettings) connectedAs() string {
 	parts := []string{s.transport()}
 	if s.oauth != nil {
 		parts = append(parts, s.oauthDesc())
+	} else if ext := s.extSASLConnectedAs(); ext != "" {
+		parts = append(parts, ext)
 	} else if s.saslMechanism != "" {
 		parts = append(parts, fmt.Sprintf("as %s (%s, password from %s)", s.saslUser, s.saslMechanism, s.passwordSource))
 	}
@@ -115,6 +120,9 @@ func (s *connSettings) connectedAs() string {
 func (s *connSettings) securityMessage(se *kafka.SecurityError) string {
 	if se.Kind == kafka.SASLAuthFailed && s.oauthSource != nil {
 		return s.oauthRefused(se)
+	}
+	if m := s.extSecurityMessage(se); m != "" {
+		return m
 	}
 	switch se.Kind {
 	case kafka.SASLAuthFailed:

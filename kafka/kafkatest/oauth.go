@@ -451,7 +451,7 @@ func StartOAuthCluster(ctx context.Context, cfg OAuthClusterConfig) (*OAuthClust
 		// Kafka 4 reaches only the URLs this names (KIP-1098's allow list).
 		"-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls="+srv.JWKSURL()+","+srv.TokenURL())
 	r, err := StartReal(ctx, RealConfig{Nodes: cfg.Nodes, Props: props, JVMOpts: jvmOpts, Log: cfg.Log,
-		Listeners: map[string]string{ListenerOAuth: "SASL_PLAINTEXT"}})
+		Listeners: []Listener{{Name: ListenerOAuth, Protocol: "SASL_PLAINTEXT"}}})
 	if err != nil {
 		srv.Close()
 		return nil, fmt.Errorf("starting the OAUTHBEARER cluster: %w", err)

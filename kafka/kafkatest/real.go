@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	mrand "math/rand/v2"
 	"net"
 	"os"
@@ -42,16 +41,20 @@ type RealConfig struct {
 	// Bootstrap and the helpers work as on a plain cluster.
 	Secure bool
 
-	// Listeners adds listeners of the caller's: name -> security protocol
-	// (e.g. "OAUTH": "SASL_PLAINTEXT"), each on a free port of its own per
-	// node, advertised as it listens; configure them with Props
-	// (listener.name.<lower-case name>.*). See ListenerAddrs.
-	Listeners map[string]string
+	// Listeners adds listeners of the caller's own (a GSSAPI one, say),
+	// each on a free port per node; their settings go in Props.
+	Listeners []Listener
 
 	// StartTimeout bounds formatting, starting and waiting for Metadata to
 	// list every broker (default 3 minutes); it does not include fetching
 	// the jars.
 	StartTimeout time.Duration
+}
+
+// Listener is an extra listener of a RealConfig: bound on 127.0.0.1 and
+// advertised as AdvertisedHost ("" for 127.0.0.1).
+type Listener struct {
+	Name, Protocol, AdvertisedHost string
 }
 
 // DefaultJVMOpts keeps one node small enough that three of them, a race-
@@ -210,9 +213,8 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	if cfg.Secure {
 		per = 5
 	}
-	extra := slices.Sorted(maps.Keys(cfg.Listeners))
-	base := per
-	per += len(extra)
+	extra := per
+	per += len(cfg.Listeners)
 	ports, err := freePorts(per * cfg.Nodes)
 	if err != nil {
 		return nil, err
@@ -224,8 +226,8 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 		if cfg.Secure {
 			n.ports[ListenerSASLSSL], n.ports[ListenerSSL], n.ports[ListenerBadAdvertised] = p[2], p[3], p[4]
 		}
-		for j, name := range extra {
-			n.ports[name] = p[base+j]
+		for j, l := range cfg.Listeners {
+			n.ports[l.Name] = p[extra+j]
 		}
 		if err := os.MkdirAll(n.dir, 0o755); err != nil {
 			return nil, fmt.Errorf("creating node %d's directory: %w", n.id, err)
@@ -609,9 +611,11 @@ func (r *Real) writeConfigs() error {
 			names = append(names, ListenerSASLSSL, ListenerSSL, ListenerBadAdvertised)
 			protos = append(protos, "SASL_SSL:SASL_SSL", "SSL:SSL", ListenerBadAdvertised+":PLAINTEXT")
 		}
-		for _, name := range slices.Sorted(maps.Keys(r.cfg.Listeners)) {
-			names = append(names, name)
-			protos = append(protos, name+":"+r.cfg.Listeners[name])
+		advHost := map[string]string{}
+		for _, l := range r.cfg.Listeners {
+			names = append(names, l.Name)
+			protos = append(protos, l.Name+":"+l.Protocol)
+			advHost[l.Name] = l.AdvertisedHost
 		}
 		var listeners, advertised []string
 		for _, name := range names {
@@ -622,6 +626,9 @@ func (r *Real) writeConfigs() error {
 			}
 			if name == ListenerBadAdvertised && i == len(r.nodes)-1 {
 				l = name + "://" + UnreachableAddr
+			}
+			if h := advHost[name]; h != "" {
+				l = fmt.Sprintf("%s://%s:%d", name, h, n.ports[name])
 			}
 			advertised = append(advertised, l)
 		}

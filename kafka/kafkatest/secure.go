@@ -204,13 +204,19 @@ func (r *Real) Security() *Security { return r.sec }
 // ListenerBadAdvertised these are the addresses the nodes listen on (which
 // work as bootstrap); the last node advertises UnreachableAddr there.
 func (r *Real) ListenerAddrs(name string) []string {
+	host := "127.0.0.1"
+	for _, l := range r.cfg.Listeners {
+		if l.Name == name && l.AdvertisedHost != "" {
+			host = l.AdvertisedHost
+		}
+	}
 	var out []string
 	for _, n := range r.nodes {
 		p, ok := n.ports[name]
 		if !ok {
 			return nil
 		}
-		out = append(out, net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
+		out = append(out, net.JoinHostPort(host, strconv.Itoa(p)))
 	}
 	return out
 }
