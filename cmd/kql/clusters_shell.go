@@ -170,6 +170,7 @@ func (a *app) metaClusters(context.Context, string) error {
 	}
 	tw := tabwriter.NewWriter(a.stderr, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  name\tbootstrap\tsecurity\tread-only")
+	var broken []string
 	for _, n := range names {
 		mark := " "
 		if a.profile != nil && a.profile.name == n {
@@ -177,12 +178,18 @@ func (a *app) metaClusters(context.Context, string) error {
 		}
 		s := summarizeProfile(dir, n)
 		if s.err != nil {
-			fmt.Fprintf(tw, "%s %s\terror: %v\t\t\n", mark, n, s.err)
+			// A row, not a gap; the message goes below the grid, which
+			// it would otherwise stretch.
+			fmt.Fprintf(tw, "%s %s\t(error, below)\t?\t?\n", mark, n)
+			broken = append(broken, fmt.Sprintf("%s: %v", n, s.err))
 			continue
 		}
 		fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\n", mark, n, s.bootstrap, s.security, s.readOnly)
 	}
 	tw.Flush()
+	for _, b := range broken {
+		fmt.Fprintf(a.stderr, "error: profile %s\n", b)
+	}
 	fmt.Fprintf(a.stderr, "Profiles are %s/NAME.properties; \\connect NAME switches.\n", dir)
 	return nil
 }
