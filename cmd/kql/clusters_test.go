@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -298,5 +299,32 @@ func TestCompletionOfProfileNames(t *testing.T) {
 		if !reflect.DeepEqual(s, tc.want) {
 			t.Errorf("%q: got %q, want %q", tc.line, s, tc.want)
 		}
+	}
+}
+
+// The read-only guard follows the profile \connect switches to, while
+// --read-only holds for the whole session.
+func TestReadOnlyFollowsTheProfile(t *testing.T) {
+	h := newHarness(t)
+	profileHome(t, h, map[string]string{"dev": devProfile, "prod": prodProfile})
+	r := h.repl("\\set confirm off\nDROP TOPIC a;\n\\connect dev\nDROP TOPIC b;\n\\connect prod\nDROP TOPIC c;\n", "-c", "prod")
+	var dropped []string
+	for _, st := range h.exec.ran {
+		if d, ok := st.(*lang.DropTopic); ok {
+			dropped = append(dropped, d.Topic)
+		}
+	}
+	if got := h.exec.ranKinds(); !reflect.DeepEqual(got, []string{"DropTopic"}) || !reflect.DeepEqual(dropped, []string{"b"}) {
+		t.Fatalf("only dev's DROP may run, ran %v:\n%s", got, r)
+	}
+	if strings.Count(r.stderr, "refused, nothing was sent") != 2 {
+		t.Fatalf("%s", r)
+	}
+
+	h = newHarness(t)
+	profileHome(t, h, map[string]string{"dev": devProfile})
+	r = h.repl("\\connect dev\nDROP TOPIC b;\n", "--read-only", "-b", "first:9092")
+	if len(h.exec.ranKinds()) != 0 || !strings.Contains(r.stderr, "refused, nothing was sent: it writes to the cluster and kql runs with --read-only") {
+		t.Fatalf("--read-only must hold across \\connect, ran %v:\n%s", h.exec.ranKinds(), r)
 	}
 }
