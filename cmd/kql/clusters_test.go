@@ -328,3 +328,18 @@ func TestReadOnlyFollowsTheProfile(t *testing.T) {
 		t.Fatalf("--read-only must hold across \\connect, ran %v:\n%s", h.exec.ranKinds(), r)
 	}
 }
+
+// \connect host:port keeps the profile's settings and its guard, but the
+// prompt no longer names a profile for a cluster that is not its.
+func TestMetaConnectAddressAfterAProfile(t *testing.T) {
+	h := newHarness(t)
+	profileHome(t, h, map[string]string{"prod": prodProfile})
+	r := h.repl("\\connect other:9093\nDROP TOPIC a;\n", "-c", "prod")
+	if len(h.dials) != 2 || h.dials[1].Bootstrap[0] != "other:9093" || h.dials[1].SASL == nil {
+		t.Fatalf("dialled %+v:\n%s", h.dials, r)
+	}
+	after := r.stderr[strings.Index(r.stderr, "at other:9093"):]
+	if !strings.Contains(after, "kql> ") || strings.Contains(after, "prod> ") || !strings.Contains(after, "refused, nothing was sent") {
+		t.Fatalf("want the kql> prompt and the guard kept:\n%s", r)
+	}
+}

@@ -270,6 +270,9 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 		return fmt.Errorf(`\connect: %w (still connected to %s)`, err, strings.Join(a.kcfg.Bootstrap, ","))
 	}
 	a.kcfg = cfg
+	// Another cluster with the profile's settings: the prompt and
+	// \clusters no longer name the profile, but its read-only guard holds.
+	a.profile = nil
 	a.setConnection(conn)
 	if a.ios.ErrTTY {
 		a.banner(ctx)
