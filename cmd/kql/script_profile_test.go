@@ -20,8 +20,9 @@ func cmdProfile(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: profile NAME [key=value ...]")
 	}
 	cfg := ts.Getenv("XDG_CONFIG_HOME")
-	if cfg == "" {
-		ts.Fatalf("profile: set XDG_CONFIG_HOME first (env XDG_CONFIG_HOME=$WORK/config)")
+	if !filepath.IsAbs(cfg) {
+		// kql ignores a relative one, as the XDG spec says.
+		ts.Fatalf("profile: set XDG_CONFIG_HOME to an absolute path first (env XDG_CONFIG_HOME=$WORK/config)")
 	}
 	dir := filepath.Join(cfg, "kql", "clusters")
 	ts.Check(os.MkdirAll(dir, 0o700))
