@@ -193,12 +193,17 @@ type app struct {
 	opts   *options
 	rt     world
 
-	kcfg     kafka.Config     // how the current connection was made; \connect reuses it
-	sett     *connSettings    // the settings kcfg was made from (nil for the playground)
-	reg      *schema.Registry // the schema registry; nil: none configured
-	regDesc  string           // the registry for the banner: URL, how authenticated and verified
-	conn     *connection
-	stopPG   func()
+	kcfg    kafka.Config     // how the current connection was made; \connect reuses it
+	sett    *connSettings    // the settings kcfg was made from (nil for the playground)
+	reg     *schema.Registry // the schema registry; nil: none configured
+	regDesc string           // the registry for the banner: URL, how authenticated and verified
+	conn    *connection
+	stopPG  func()
+	// profile is the cluster profile connected with (-c, $KQL_CLUSTER,
+	// \connect NAME); nil without one. guard refuses writing statements
+	// (kql.readonly=true, --read-only); nil when writes are allowed.
+	profile  *profile
+	guard    *readOnlyGuard
 	complete *nameCache
 
 	// client-side settings that meta-commands change
@@ -310,9 +315,24 @@ func (a *app) connect(ctx context.Context) int {
 		}
 		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", where)
 		a.kcfg = kafka.Config{Bootstrap: pg.bootstrap, ClientID: a.opts.clientID}
+		a.setGuard(nil)
 	} else {
 		var cc *commandConfig
-		if a.opts.commandConfig != "" {
+		if a.opts.cluster != "" {
+			p, err := loadProfile(a.ios.Getenv, a.opts.cluster)
+			if err != nil {
+				if a.opts.clusterSource == "$KQL_CLUSTER" {
+					a.errorf("kql: $KQL_CLUSTER=%s: %v", a.opts.cluster, err)
+				} else {
+					a.errorf("kql: %v", err)
+				}
+				return exitUsage
+			}
+			a.profile, cc = p, p.cc
+			for _, w := range cc.warnings {
+				a.warnf("%s", w)
+			}
+		} else if a.opts.commandConfig != "" {
 			var err error
 			if cc, err = loadCommandConfig(a.opts.commandConfig); err != nil {
 				a.errorf("kql: %v", err)
@@ -332,6 +352,7 @@ func (a *app) connect(ctx context.Context) int {
 			return exitUsage
 		}
 		a.sett = s
+		a.setGuard(cc)
 		if w := s.insecureWarning(); w != "" {
 			a.warnf("%s", w)
 		}

@@ -31,6 +31,12 @@ func (a *app) banner(ctx context.Context) {
 	if a.regDesc != "" {
 		fmt.Fprintf(a.stderr, "schema registry: %s\n", a.regDesc)
 	}
+	if a.profile != nil {
+		fmt.Fprintf(a.stderr, "cluster profile: %s (%s)\n", a.profile.name, a.profile.cc.path)
+	}
+	if a.guard != nil {
+		fmt.Fprintf(a.stderr, "read-only: %s: statements that write are refused\n", a.guard.why)
+	}
 	fmt.Fprintln(a.stderr, `Type \? for meta-commands, \help for statements, \q to quit.`)
 }
 

@@ -23,6 +23,8 @@ type nameCache struct {
 	subjects   []string // the schema registry's, when the executor has one
 	loaded     time.Time
 	refreshing bool
+	// profiles lists the cluster profiles, for \connect NAME (nil: none).
+	profiles func() []string
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -139,6 +141,9 @@ func (c *nameCache) Do(line []rune, pos int) ([][]rune, int) {
 	}
 	word := string(line[start:pos])
 	before := strings.Fields(string(line[:start]))
+	if len(before) == 1 && before[0] == `\connect` && c.profiles != nil {
+		return toRunes(suffixes(word, c.profiles(), false, "")), len([]rune(word))
+	}
 	topics, groups := c.names()
 	cands := completions(word, before, topics, groups, c.subjectNames())
 	out := make([][]rune, len(cands))

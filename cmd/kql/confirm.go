@@ -24,7 +24,9 @@ type confirmer interface {
 // are no. Scripts and -e never ask: they were written on purpose.
 func (r *repl) confirmed(ctx context.Context, stmt lang.Statement) bool {
 	a := r.a
-	if !a.confirm || !exec.NeedsConfirmation(stmt) {
+	if !a.confirm || !exec.NeedsConfirmation(stmt) || a.refusal(stmt) != nil {
+		// A statement the read-only guard refuses is not asked about
+		// (the question would ask the cluster): execute refuses it.
 		return true
 	}
 	question := strings.ToLower(formatStatement(stmt)) + "?"

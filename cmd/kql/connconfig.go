@@ -72,13 +72,20 @@ type tlsSettings struct {
 	noHostVerify bool // ssl.endpoint.identification.algorithm= (empty): verify the chain, not the host name
 }
 
-// commandConfig is what a --command-config file said.
+// commandConfig is what a --command-config file or a cluster profile said.
 type commandConfig struct {
 	path     string
+	label    string // "--command-config" or `cluster profile "prod"`, for messages
 	settings connSettings
 	protocol string // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; "" when not given
 	jaasUser string
 	warnings []string
+
+	// The kql.* keys (kqlprops.go): the ones kql acts on, and every kql.*
+	// key as written, for features that read their own (kql.schema.*).
+	readOnly    bool   // kql.readonly=true
+	promptColor string // kql.prompt.color, checked
+	kql         map[string]property
 }
 
 // knownConfigKeys are the client properties kql acts on. Every other key is
@@ -116,25 +123,31 @@ then set %[2]sssl.truststore.type=PEM and %[2]sssl.truststore.location=ca.pem (o
 
 // loadCommandConfig reads a Kafka client properties file.
 func loadCommandConfig(path string) (*commandConfig, error) {
+	return loadConfigFile(path, "--command-config")
+}
+
+// loadConfigFile reads a client properties file; label names it in
+// messages ("--command-config", or `cluster profile "prod"`), before its path.
+func loadConfigFile(path, label string) (*commandConfig, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--command-config: %w", err)
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	defer f.Close()
 	props, err := parseProperties(f)
 	if err != nil {
-		return nil, fmt.Errorf("--command-config %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", label, path, err)
 	}
 	kv := map[string]property{}
 	for _, p := range props {
 		kv[p.key] = p
 	}
-	cc := &commandConfig{path: path}
-	if w := configSecretWarning(path, props); w != "" {
+	cc := &commandConfig{path: path, label: label, kql: map[string]property{}}
+	if w := configSecretWarning(label, path, props); w != "" {
 		cc.warnings = append(cc.warnings, w)
 	}
 	bad := func(key, format string, a ...any) error {
-		return fmt.Errorf("--command-config %s:%d: %s: %s", path, kv[key].line, key, fmt.Sprintf(format, a...))
+		return fmt.Errorf("%s %s:%d: %s: %s", label, path, kv[key].line, key, fmt.Sprintf(format, a...))
 	}
 	get := func(key string) (string, bool) {
 		p, ok := kv[key]
@@ -148,8 +161,8 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		cc.warnings = append(cc.warnings, fmt.Sprintf("--command-config %s: ignoring %s kql does not use: %s",
-			path, plural(len(unknown), "a key", "keys"), strings.Join(unknown, ", ")))
+		cc.warnings = append(cc.warnings, fmt.Sprintf("%s %s: ignoring %s kql does not use: %s",
+			label, path, plural(len(unknown), "a key", "keys"), strings.Join(unknown, ", ")))
 	}
 	s := &cc.settings
 	if v, ok := get("bootstrap.servers"); ok {
@@ -245,6 +258,9 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 		return nil, err
 	}
 	cc.warnings = append(cc.warnings, w...)
+	if err := kqlProps(cc, kv, bad); err != nil {
+		return nil, err
+	}
 	return cc, nil
 }
 
@@ -356,7 +372,7 @@ func inlinePEM(v string) string {
 
 // configSecretWarning returns a warning if the properties file holds a
 // secret and others can read it, as ssh does for private keys.
-func configSecretWarning(path string, props []property) string {
+func configSecretWarning(label, path string, props []property) string {
 	st, err := os.Stat(path)
 	if err != nil || st.Mode().Perm()&0o077 == 0 {
 		return ""
@@ -370,8 +386,8 @@ func configSecretWarning(path string, props []property) string {
 	if len(secrets) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("--command-config %s is readable by other users (mode %04o) and holds a secret (%s): run chmod 600 %s",
-		path, st.Mode().Perm(), strings.Join(secrets, ", "), path)
+	return fmt.Sprintf("%s %s is readable by other users (mode %04o) and holds a secret (%s): run chmod 600 %s",
+		label, path, st.Mode().Perm(), strings.Join(secrets, ", "), path)
 }
 
 // checkPEMStore accepts a PEM store and refuses a JKS or PKCS12 one with the

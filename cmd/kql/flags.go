@@ -19,6 +19,11 @@ type options struct {
 	format        string
 	check         bool
 	commandConfig string
+	// cluster is the profile to connect with (-c, else $KQL_CLUSTER);
+	// clusterSource says which, for messages.
+	cluster       string
+	clusterSource string
+	readOnly      bool
 
 	tls                   bool
 	tlsCA, tlsCert        string
@@ -127,6 +132,8 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	o.format = "table"
 	fs.Var(choiceFlag{&o.format, formatNames}, "format", "output `FORMAT`: "+strings.Join(formatNames, ", ")+" (default table)")
 	fs.BoolVar(&o.check, "check", false, "parse the statements only: report syntax errors, connect to nothing")
+	fs.StringVarP(&o.cluster, "cluster", "c", "", "connect with the cluster profile `NAME`: $XDG_CONFIG_HOME/kql/clusters/NAME.properties (default $KQL_CLUSTER)")
+	fs.BoolVar(&o.readOnly, "read-only", false, "refuse every statement that writes or changes the cluster, before anything is sent")
 	fs.StringVar(&o.commandConfig, "command-config", "", "read Kafka client properties from `FILE` (bootstrap.servers, security.protocol, sasl.*, ssl.*)")
 	fs.BoolVar(&o.tls, "tls", false, "connect with TLS")
 	fs.StringVar(&o.tlsCA, "tls-ca", "", "trust the CA certificates in PEM `FILE` (implies --tls)")
@@ -179,12 +186,24 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 		return nil, fs, usagef("--bootstrap: empty address list (want host:port[,host:port...])")
 	}
 	if o.playground {
-		for _, name := range []string{"bootstrap", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user",
+		for _, name := range []string{"bootstrap", "cluster", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user",
 			"schema-registry", "schema-registry-user", "schema-registry-ca"} {
 			if fs.Changed(name) {
 				return nil, fs, usagef("--playground starts its own cluster and schema registry: it cannot be combined with --%s", name)
 			}
 		}
+	}
+	if fs.Changed("cluster") {
+		if strings.TrimSpace(o.cluster) == "" {
+			return nil, fs, usagef("--cluster: empty profile name (want kql -c NAME for $XDG_CONFIG_HOME/kql/clusters/NAME.properties)")
+		}
+		if fs.Changed("command-config") {
+			return nil, fs, usagef("--cluster %s and --command-config %s both name a properties file: give one of them (flags such as --bootstrap override the profile)", o.cluster, o.commandConfig)
+		}
+		o.clusterSource = "--cluster"
+	} else if env := strings.TrimSpace(getenv("KQL_CLUSTER")); env != "" && !o.playground && !fs.Changed("command-config") {
+		// A flag naming the connection another way beats the variable.
+		o.cluster, o.clusterSource = env, "$KQL_CLUSTER"
 	}
 	for i, raw := range o.schemaRegistry {
 		u, user, err := registryURL(raw)
@@ -274,6 +293,8 @@ Flags:
 	fmt.Fprint(w, `
 Environment:
   KQL_BOOTSTRAP       default for --bootstrap
+  KQL_CLUSTER         default for --cluster (the profile to connect with)
+  XDG_CONFIG_HOME     profiles are $XDG_CONFIG_HOME/kql/clusters/NAME.properties (default ~/.config)
   KQL_SASL_PASSWORD   the SASL password (there is no flag for it)
   KQL_SCHEMA_REGISTRY_PASSWORD
                       the schema registry password of --schema-registry-user (no flag either)

@@ -38,7 +38,8 @@ func metaCommands() []metaCommand {
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
 		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C", (*app).metaWatch},
 		{"set", "[confirm on|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP, GRANT, DENY and the EXECUTE forms (default on)", (*app).metaSet},
-		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
+		{"connect", "NAME|BOOTSTRAP", "connect with the cluster profile NAME, or to host:port,... with the same TLS and SASL settings; on failure the old connection stays", (*app).metaConnect},
+		{"clusters", "", "list the cluster profiles: name, bootstrap, security, read-only; * marks the current one", (*app).metaClusters},
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
 	return cmds
@@ -252,7 +253,10 @@ func (a *app) metaNext(ctx context.Context, _ string) error {
 func (a *app) metaConnect(ctx context.Context, arg string) error {
 	bootstrap := splitBootstrap(arg)
 	if len(bootstrap) == 0 {
-		return fmt.Errorf(`\connect needs a bootstrap address: \connect host:port[,host:port...]`)
+		return fmt.Errorf(`\connect needs a bootstrap address or a cluster profile: \connect host:port[,host:port...] or \connect NAME (\clusters lists the profiles)`)
+	}
+	if len(bootstrap) == 1 && !strings.Contains(arg, ":") {
+		return a.connectProfile(ctx, arg) // a name, not host:port
 	}
 	cfg := a.kcfg
 	cfg.Bootstrap = bootstrap
@@ -266,6 +270,9 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 		return fmt.Errorf(`\connect: %w (still connected to %s)`, err, strings.Join(a.kcfg.Bootstrap, ","))
 	}
 	a.kcfg = cfg
+	// Another cluster with the profile's settings: the prompt and
+	// \clusters no longer name the profile, but its read-only guard holds.
+	a.profile = nil
 	a.setConnection(conn)
 	if a.ios.ErrTTY {
 		a.banner(ctx)

@@ -47,6 +47,7 @@ type repl struct {
 func (a *app) repl(ctx context.Context) int {
 	r := &repl{a: a, buf: newStmtBuffer()}
 	a.complete = newNameCache(a.conn.exec)
+	a.complete.profiles = a.profileNames
 	a.complete.refresh()
 	if err := r.openEditor(); err != nil {
 		a.errorf("kql: %v", err)
@@ -73,7 +74,7 @@ func (a *app) repl(ctx context.Context) int {
 func (r *repl) step(ctx context.Context, st replState) replState {
 	switch st {
 	case stateStartLine:
-		r.prompt = promptStart
+		r.prompt = r.a.prompt()
 		return stateReadLine
 	case stateContinueLine:
 		r.prompt = promptContinue

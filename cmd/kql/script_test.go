@@ -70,6 +70,7 @@ type scriptRegistry struct {
 //	                                        start a schema registry (srfake) wanting those credentials: $NAME_URL,
 //	                                        and $WORK/NAME.properties with schema.registry.url, the credentials and,
 //	                                        with tls, schema.registry.ssl.truststore.location=NAME-ca.pem
+//	profile NAME [key=value ...]            write the cluster profile $XDG_CONFIG_HOME/kql/clusters/NAME.properties
 //	avro REGISTRY TOPIC N                   register an Avro record {n: long, amount: decimal(9,2)} as TOPIC-value
 //	                                        and produce N records: key kI, value {"n":I,"amount":I.50} encoded with it
 func TestScripts(t *testing.T) {
@@ -99,6 +100,7 @@ func TestScripts(t *testing.T) {
 			"exits":    cmdExits,
 			"registry": cmdRegistry,
 			"avro":     cmdAvro,
+			"profile":  cmdProfile,
 		},
 	})
 }

@@ -54,6 +54,10 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	// Redacted: this text names the statement in errors, and a secret
 	// given to ALTER ... SET is never echoed.
 	name := strings.TrimSuffix(strings.TrimSpace(formatStatement(exec.Redacted(stmt))), ";")
+	if err := a.refusal(stmt); err != nil { // read-only: before anything is sent
+		a.failed = true
+		return failed, &statementError{stmt: name, err: err}
+	}
 	// Only while a statement runs: the completer's background refreshes
 	// must not print over the prompt. The waits are kept so that a
 	// statement cut off by --timeout or Ctrl-C can name the brokers that
