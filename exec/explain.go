@@ -210,6 +210,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if keyHow != "" {
 			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + keyHow})
 		}
+		if err := s.explainLocal(p, x.Topic, "decodes", x.KeyAs, x.ValueAs); err != nil {
+			return nil, err
+		}
 		explainQuery(p, x, t, pd, func(key []byte) int32 {
 			if b, _, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
 				key = b
@@ -224,6 +227,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.any("Metadata", x.Topic)
 		p.registryLookup("key", x.KeySchema, s.Registry)
 		p.registryLookup("value", x.ValueSchema, s.Registry)
+		if err := s.explainLocal(p, x.Topic, "encodes", x.KeyAs, x.ValueAs, x.KeySchema, x.ValueSchema); err != nil {
+			return nil, err
+		}
 		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
 		if x.Partition == nil && (x.Key == nil || x.Key.Null) && len(t.Partitions) > 0 {
 			// Round robin: name the partition the next PRODUCE will take,
@@ -234,7 +240,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		// The partition of a key is the murmur2 of the bytes written: with
 		// a KEY SCHEMA, the encoded key (the registry is read, nothing is
 		// written).
-		key, _, err := s.encodeLiteral(ctx, "key", x.Key, x.KeySchema)
+		key, _, err := s.encodeSide(ctx, x.Topic, "key", x.Key, x.KeySchema, x.KeyAs)
 		if err != nil {
 			return nil, err
 		}
