@@ -23,11 +23,11 @@ import (
 // registry that could not be reached), naming the first record it happened
 // at and how many records it hit.
 type recordDecoder struct {
-	dec        *schema.Decoder // nil: no registry configured
+	dec *schema.Decoder // nil: no registry configured
 	// key and value, when set, are the local schemas (KEY/VALUE AS, \set
 	// schema.*, kql.schema.*) the sides decode with instead of the registry.
 	key, value *schema.LocalCodec
-	kbuf, vbuf []byte          // the decoded key and value, reused per record
+	kbuf, vbuf []byte // the decoded key and value, reused per record
 	fails      map[failKey]*decodeFailure
 	order      []failKey
 	// counted: per partition, the offset below which a tail read's key

@@ -69,6 +69,7 @@ type commandConfig struct {
 	protocol string // PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL; "" when not given
 	jaasUser string
 	warnings []string
+	local    localProps // kql.schema.*, kql.proto.*
 }
 
 // knownConfigKeys are the client properties kql acts on. Every other key is
@@ -213,6 +214,9 @@ func loadCommandConfig(path string) (*commandConfig, error) {
 	}
 	w, err := registryProps(&s.registry, path, get, rel, bad)
 	if err != nil {
+		return nil, err
+	}
+	if cc.local, err = readLocalProps(props, rel, bad); err != nil {
 		return nil, err
 	}
 	cc.warnings = append(cc.warnings, w...)
