@@ -99,6 +99,7 @@ func TestScripts(t *testing.T) {
 			"exits":    cmdExits,
 			"registry": cmdRegistry,
 			"avro":     cmdAvro,
+			"protoset": cmdProtoset,
 		},
 	})
 }
