@@ -53,7 +53,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		if len(t.Partitions) == 0 {
 			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
 		}
-		key, _, warn, err := s.partitionKey(ctx, st.Topic, st.PartitionForKey)
+		key, _, warn, err := s.consumePartitionKey(ctx, st, st.PartitionForKey)
 		if err != nil {
 			return nil, err
 		}

@@ -160,7 +160,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		sel := x
 		var keyHow string
 		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
-			key, how, _, err := s.partitionKey(ctx, x.Topic, x.PartitionForKey)
+			key, how, _, err := s.consumePartitionKey(ctx, x, x.PartitionForKey)
 			if err != nil {
 				return nil, err
 			}
@@ -214,7 +214,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			return nil, err
 		}
 		explainQuery(p, x, t, pd, func(key []byte) int32 {
-			if b, _, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
+			if b, _, _, err := s.consumePartitionKey(ctx, x, key); err == nil {
 				key = b
 			}
 			return kafka.PartitionForKey(x.Topic, key, len(t.Partitions))

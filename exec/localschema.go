@@ -214,3 +214,21 @@ func (s *Session) encodeSide(ctx context.Context, topic, side string, lit *lang.
 	}
 	return s.encodeLiteral(ctx, side, lit, ref)
 }
+
+// consumePartitionKey is the key PARTITION FOR KEY hashes: with a local key
+// schema (the statement's KEY AS, \set, the properties file) the key
+// encoded with it, as its producers wrote it; else partitionKey's.
+func (s *Session) consumePartitionKey(ctx context.Context, st *lang.Consume, key []byte) (b []byte, how, warn string, err error) {
+	src, err := s.localCodec(st.Topic, "key", st.KeyAs)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if src == nil {
+		return s.partitionKey(ctx, st.Topic, key)
+	}
+	b, err = src.codec.Encode(key)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("PARTITION FOR KEY: the key is hashed as its producers wrote it, encoded with %s (%s): %w", src.codec, src.from, err)
+	}
+	return b, fmt.Sprintf("the key encoded with the local schema %s, as its producers wrote it", src.codec), "", nil
+}

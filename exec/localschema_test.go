@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -82,6 +83,26 @@ func TestLocalProtobufAndAvroRoundTrip(t *testing.T) {
 		sort.Strings(got)
 		require.Equal(t, []string{"k0=0/0", "k10=10/100", "k2=2/20", "k4=4/40", "k6=6/60", "k8=8/80"}, got)
 		require.Len(t, parts, 3, "even ids are in partitions 0, 2 and 4")
+
+		// PARTITION FOR KEY hashes the key as its producers wrote it:
+		// encoded with the key's local schema. Of the keys, one whose
+		// encoded and bare forms hash to different partitions.
+		pick := ""
+		var wantP int32
+		for i := 0; i < 12 && pick == ""; i++ {
+			k := fmt.Sprintf("k%d", i)
+			enc, err := key.Encode([]byte(k))
+			require.NoError(t, err)
+			if p := kafka.PartitionForKey(topic, enc, 6); p != kafka.PartitionForKey(topic, []byte(k), 6) {
+				pick, wantP = k, p
+			}
+		}
+		require.NotEmpty(t, pick, "no key whose encoded and bare forms are in different partitions")
+		rows, _, _ = query(t, s, fmt.Sprintf(`SELECT partition, key FROM %s PARTITION FOR KEY '%s' KEY AS AVRO '%s' LIMIT ALL`, q, pick, keyAvsc))
+		require.NotEmpty(t, rows)
+		for _, r := range rows {
+			require.EqualValues(t, wantP, r[0], "the partition of the encoded key %s", pick)
+		}
 
 		all, _, res := query(t, s, fmt.Sprintf(`CONSUME %s KEY AS AVRO '%s' VALUE AS PROTOBUF 'acme.Order' LIMIT ALL`, q, keyAvsc))
 		require.Len(t, all, 12)
