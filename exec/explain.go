@@ -201,7 +201,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.leaders("Fetch", m, parts) // the key scan, backwards from the end
 		}
 		p.leaders("Fetch", m, parts)
-		if s.Registry != nil {
+		if s.Registry != nil && !s.allLocal(x) {
 			// Alongside the Fetches, not a step of its own: a schema id is
 			// fetched when a record first carries it.
 			p.rows = append(p.rows, result.Row{p.step, "Registry GET /schemas/ids/{id}", nil, s.Registry.URLs(),

@@ -232,3 +232,11 @@ func (s *Session) consumePartitionKey(ctx context.Context, st *lang.Consume, key
 	}
 	return b, fmt.Sprintf("the key encoded with the local schema %s, as its producers wrote it", src.codec), "", nil
 }
+
+// allLocal reports whether both sides of a CONSUME decode with local
+// schemas: the registry is then never asked.
+func (s *Session) allLocal(st *lang.Consume) bool {
+	k, kerr := s.localCodec(st.Topic, "key", st.KeyAs)
+	v, verr := s.localCodec(st.Topic, "value", st.ValueAs)
+	return kerr == nil && verr == nil && k != nil && v != nil
+}
