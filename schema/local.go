@@ -153,9 +153,12 @@ func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, e
 	if c.c.kind() == sr.TypeProtobuf {
 		if hid, ok := HeaderID(b); ok {
 			var h sr.ConfluentHeader
-			_, rest, err := h.DecodeIndex(b[5:], 64)
+			index, rest, err := h.DecodeIndex(b[5:], 64)
 			if err != nil {
 				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
+			}
+			if err := c.c.(*localProto).checkIndex(index); err != nil {
+				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
 			}
 			out, err := c.c.appendJSON(dst, rest)
 			if err != nil {
@@ -209,6 +212,30 @@ type localProto struct {
 }
 
 func (c *localProto) kind() sr.SchemaType { return sr.TypeProtobuf }
+
+// checkIndex refuses a headered payload whose message index names another
+// message of the mapped message's file (a nested one, or the file's second
+// message): Protobuf decodes the bytes of one message as another without an
+// error (fields of the wrong wire type become unknown ones), so the record
+// would show as {} or half-empty, silently. An index the local file does
+// not hold (the registered file differs from the local one) leaves the
+// mapping to decide.
+func (c *localProto) checkIndex(index []int) error {
+	ms := c.md.ParentFile().Messages()
+	var named protoreflect.MessageDescriptor
+	for _, i := range index {
+		if i < 0 || i >= ms.Len() {
+			return nil
+		}
+		named = ms.Get(i)
+		ms = named.Messages()
+	}
+	if named == nil || named.FullName() == c.md.FullName() {
+		return nil
+	}
+	return fmt.Errorf("its message index %v names %s in %s, not %s: map the topic to %s (or decode it with the registry)",
+		index, named.FullName(), c.md.ParentFile().Path(), c.md.FullName(), named.FullName())
+}
 
 func (c *localProto) appendJSON(dst, payload []byte) ([]byte, error) {
 	c.mu.Lock()

@@ -196,3 +196,46 @@ func TestParseLocalSpec(t *testing.T) {
 	_, err = ParseLocalSpec("json:x")
 	require.EqualError(t, err, `"json:x": unknown schema format "json" (want protobuf or avro)`)
 }
+
+// TestLocalProtobufHeaderMessageIndex: a headered payload's message index
+// picks the message in its file; one naming another message than the
+// mapping's (a nested one, the file's second) is an error, never that
+// message's bytes read as the mapped one (which Protobuf does without
+// complaint: OrderKey{id: 1} reads as Order{id: 1}).
+func TestLocalProtobufHeaderMessageIndex(t *testing.T) {
+	l := NewLocal(LocalConfig{ProtoPaths: []string{protoDir}})
+	order, err := l.Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order"})
+	require.NoError(t, err)
+	line, err := l.Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order.Line"})
+	require.NoError(t, err)
+	key, err := l.Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.OrderKey"})
+	require.NoError(t, err)
+
+	header := []byte{0, 0, 0, 0, 42}
+	lineRaw, err := line.Encode([]byte(`{"sku":"A-1","quantity":2}`))
+	require.NoError(t, err)
+	lineFramed := append(append(header[:5:5], 4, 0, 0), lineRaw...) // index [0 0]: Order.Line
+	keyRaw, err := key.Encode([]byte(`{"id":1}`))
+	require.NoError(t, err)
+	keyFramed := append(append(header[:5:5], 2, 2), keyRaw...) // index [1]: OrderKey
+
+	out, id, hdr, err := line.Decode(nil, lineFramed)
+	require.NoError(t, err)
+	require.True(t, hdr)
+	require.EqualValues(t, 42, id)
+	require.JSONEq(t, `{"sku":"A-1","quantity":2}`, string(out))
+	out, _, _, err = key.Decode(nil, keyFramed)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"id":1}`, string(out))
+
+	_, _, _, err = order.Decode(nil, lineFramed)
+	require.EqualError(t, err, "PROTOBUF acme.Order (acme/order.proto): wire-format header of schema id 42: its message index [0 0] names acme.Order.Line in acme/order.proto, not acme.Order: map the topic to acme.Order.Line (or decode it with the registry)")
+	_, _, _, err = order.Decode(nil, keyFramed)
+	require.ErrorContains(t, err, "its message index [1] names acme.OrderKey in acme/order.proto, not acme.Order")
+
+	// An index the local file does not hold: the registered file is not
+	// this one, and the mapping decides.
+	out, _, _, err = key.Decode(nil, append(append(header[:5:5], 2, 8), keyRaw...)) // index [4]
+	require.NoError(t, err)
+	require.JSONEq(t, `{"id":1}`, string(out))
+}
