@@ -35,6 +35,12 @@ var consumeCols = result.RecordColumns
 // Rows come in (timestamp, partition, offset) order: a k-way merge of the
 // partitions, each read in offset order.
 func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result, error) {
+	// Local schemas load first: a message that does not exist or a file
+	// that does not parse fails the statement before a request is sent.
+	dec := s.newRecordDecoder(ctx)
+	if err := s.localDecoders(dec, st); err != nil {
+		return nil, err
+	}
 	m, err := s.cl.Metadata(ctx, []string{st.Topic})
 	if err != nil {
 		return nil, err
@@ -47,7 +53,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		if len(t.Partitions) == 0 {
 			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
 		}
-		key, _, warn, err := s.partitionKey(ctx, st.Topic, st.PartitionForKey)
+		key, _, warn, err := s.consumePartitionKey(ctx, st, st.PartitionForKey)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +108,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	}
 
 	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, outSkip: skip, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
-		dec: s.newRecordDecoder(ctx), stats: &result.Stats{}}
+		dec: dec, stats: &result.Stats{}}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
 	}
@@ -549,10 +555,10 @@ func (r *consumeResult) Next() (result.Row, bool) {
 	}
 	// A key or value the registry decoded is in the decoder's buffer,
 	// reused too (a decoded string is plain text there, not JSON).
-	if rec.KeySchema.HasID && rec.Key != nil {
+	if (rec.KeySchema.HasID || r.dec.key != nil) && rec.Key != nil {
 		row[3] = cloneCell(row[3])
 	}
-	if rec.ValueSchema.HasID && rec.Value != nil {
+	if (rec.ValueSchema.HasID || r.dec.value != nil) && rec.Value != nil {
 		row[4] = cloneCell(row[4])
 	}
 	return row, true

@@ -23,8 +23,11 @@ import (
 // registry that could not be reached), naming the first record it happened
 // at and how many records it hit.
 type recordDecoder struct {
-	dec        *schema.Decoder // nil: no registry configured
-	kbuf, vbuf []byte          // the decoded key and value, reused per record
+	dec *schema.Decoder // nil: no registry configured
+	// key and value, when set, are the local schemas (KEY/VALUE AS, \set
+	// schema.*, kql.schema.*) the sides decode with instead of the registry.
+	key, value *schema.LocalCodec
+	kbuf, vbuf []byte // the decoded key and value, reused per record
 	fails      map[failKey]*decodeFailure
 	order      []failKey
 	// counted: per partition, the offset below which a tail read's key
@@ -39,6 +42,7 @@ type recordDecoder struct {
 type failKey struct {
 	id          int32
 	unreachable bool
+	local       string // the side whose local schema failed; "" for the registry's
 }
 
 type decodeFailure struct {
@@ -65,6 +69,11 @@ func (s *Session) newRecordDecoder(ctx context.Context) *recordDecoder {
 // decode fills r's KeySchema and ValueSchema and, with a registry, replaces
 // a decodable Key or Value with its JSON text (valid until the next call).
 func (d *recordDecoder) decode(r *result.Record) {
+	if d.key != nil || d.value != nil {
+		r.KeySchema = d.sideWith(r, &r.Key, &d.kbuf, "key", d.key)
+		r.ValueSchema = d.sideWith(r, &r.Value, &d.vbuf, "value", d.value)
+		return
+	}
 	if d.dec == nil {
 		// No registry: nothing to decode, and no header is read per
 		// record (key_schema_id reads it when asked: 2% of a CONSUME's CPU
@@ -73,6 +82,17 @@ func (d *recordDecoder) decode(r *result.Record) {
 	}
 	r.KeySchema = d.side(r, &r.Key, &d.kbuf, "key")
 	r.ValueSchema = d.side(r, &r.Value, &d.vbuf, "value")
+}
+
+// sideWith decodes one side with its local schema, else the registry's.
+func (d *recordDecoder) sideWith(r *result.Record, b *[]byte, buf *[]byte, side string, local *schema.LocalCodec) result.WireSchema {
+	switch {
+	case local != nil:
+		return d.localSide(r, b, buf, side, local)
+	case d.dec == nil:
+		return result.WireSchema{}
+	}
+	return d.side(r, b, buf, side)
 }
 
 func (d *recordDecoder) side(r *result.Record, b *[]byte, buf *[]byte, side string) result.WireSchema {
@@ -114,8 +134,12 @@ func unquoteJSON(q []byte) ([]byte, bool) {
 func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error) {
 	var de *schema.DecodeError
 	k := failKey{id: id}
-	if errors.As(err, &de) && de.Unreachable {
+	var lf *localFailure
+	switch {
+	case errors.As(err, &de) && de.Unreachable:
 		k = failKey{unreachable: true}
+	case errors.As(err, &lf):
+		k = failKey{local: lf.side}
 	}
 	if d.fails == nil {
 		d.fails = map[failKey]*decodeFailure{}

@@ -160,7 +160,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		sel := x
 		var keyHow string
 		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
-			key, how, _, err := s.partitionKey(ctx, x.Topic, x.PartitionForKey)
+			key, how, _, err := s.consumePartitionKey(ctx, x, x.PartitionForKey)
 			if err != nil {
 				return nil, err
 			}
@@ -201,7 +201,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.leaders("Fetch", m, parts) // the key scan, backwards from the end
 		}
 		p.leaders("Fetch", m, parts)
-		if s.Registry != nil {
+		if s.Registry != nil && !s.allLocal(x) {
 			// Alongside the Fetches, not a step of its own: a schema id is
 			// fetched when a record first carries it.
 			p.rows = append(p.rows, result.Row{p.step, "Registry GET /schemas/ids/{id}", nil, s.Registry.URLs(),
@@ -210,8 +210,11 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if keyHow != "" {
 			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + keyHow})
 		}
+		if err := s.explainLocal(p, x.Topic, "decodes", x.KeyAs, x.ValueAs); err != nil {
+			return nil, err
+		}
 		explainQuery(p, x, t, pd, func(key []byte) int32 {
-			if b, _, _, err := s.partitionKey(ctx, x.Topic, key); err == nil {
+			if b, _, _, err := s.consumePartitionKey(ctx, x, key); err == nil {
 				key = b
 			}
 			return kafka.PartitionForKey(x.Topic, key, len(t.Partitions))
@@ -224,6 +227,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.any("Metadata", x.Topic)
 		p.registryLookup("key", x.KeySchema, s.Registry)
 		p.registryLookup("value", x.ValueSchema, s.Registry)
+		if err := s.explainLocal(p, x.Topic, "encodes", x.KeyAs, x.ValueAs, x.KeySchema, x.ValueSchema); err != nil {
+			return nil, err
+		}
 		p.any("InitProducerID", "idempotent producer id (first PRODUCE of the session)")
 		if x.Partition == nil && (x.Key == nil || x.Key.Null) && len(t.Partitions) > 0 {
 			// Round robin: name the partition the next PRODUCE will take,
@@ -234,7 +240,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		// The partition of a key is the murmur2 of the bytes written: with
 		// a KEY SCHEMA, the encoded key (the registry is read, nothing is
 		// written).
-		key, _, err := s.encodeLiteral(ctx, "key", x.Key, x.KeySchema)
+		key, _, err := s.encodeSide(ctx, x.Topic, "key", x.Key, x.KeySchema, x.KeyAs)
 		if err != nil {
 			return nil, err
 		}

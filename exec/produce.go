@@ -76,11 +76,11 @@ func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result,
 	}
 	// Encoded before anything is written: a value that does not fit its
 	// schema writes nothing.
-	key, kenc, err := s.encodeLiteral(ctx, "key", st.Key, st.KeySchema)
+	key, kenc, err := s.encodeSide(ctx, st.Topic, "key", st.Key, st.KeySchema, st.KeyAs)
 	if err != nil {
 		return nil, err
 	}
-	value, venc, err := s.encodeLiteral(ctx, "value", st.Value, st.ValueSchema)
+	value, venc, err := s.encodeSide(ctx, st.Topic, "value", st.Value, st.ValueSchema, st.ValueAs)
 	if err != nil {
 		return nil, err
 	}

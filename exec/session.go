@@ -32,6 +32,11 @@ type Session struct {
 	// format; nil means no schema registry (bytes show as they are).
 	Registry *schema.Registry
 
+	// Local maps topics to schemas from local files (.proto, .avsc), for
+	// payloads without a registry header; nil: none mapped (a statement's
+	// AS clause still works).
+	Local *LocalSchemas
+
 	// NewPassword asks for the new password of a SCRAM user (CREATE USER,
 	// ALTER USER ... PASSWORD): the shell's prompt without echo, or
 	// $KQL_NEW_PASSWORD. nil: those statements fail, sending nothing.

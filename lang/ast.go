@@ -92,6 +92,8 @@ type Consume struct {
 	OrderBy         []OrderItem  // nil: not written
 	LimitAll        bool         // LIMIT ALL; Limit is then nil
 	Follow          bool         // FOLLOW
+
+	KeyAs, ValueAs *LocalSchema // KEY/VALUE AS PROTOBUF|AVRO '...'; nil: not written (\set or the properties file may map one)
 }
 
 // HasAggregates reports whether the statement aggregates: GROUP BY, or an
@@ -173,6 +175,8 @@ type Produce struct {
 
 	KeySchema   *SchemaRef // KEY SCHEMA ...; nil: not written (the key's bytes are sent as written)
 	ValueSchema *SchemaRef // VALUE SCHEMA ...; nil: not written (the value's bytes are sent as written)
+
+	KeyAs, ValueAs *LocalSchema // KEY/VALUE AS PROTOBUF|AVRO '...': encoded with a local schema; nil: not written
 }
 
 // TopicConfig is one name = 'value' pair of CREATE TOPIC ... WITH (...).

@@ -334,8 +334,10 @@ func nameLabel(prev string) string {
 		return "a header key"
 	case "SUBJECT", "SCHEMA":
 		return "a subject name"
-	case "MESSAGE":
+	case "MESSAGE", "PROTOBUF":
 		return "a message name"
+	case "AVRO":
+		return "an Avro schema file ('key.avsc')"
 	case "USER":
 		return "a user name"
 	case "CLIENT":

@@ -139,6 +139,16 @@ func formatConsume(sb *strings.Builder, c *Consume) {
 	if c.Follow {
 		sb.WriteString(" FOLLOW")
 	}
+	formatLocalSchemas(sb, c.KeyAs, c.ValueAs)
+}
+
+func formatLocalSchemas(sb *strings.Builder, key, value *LocalSchema) {
+	if key != nil {
+		sb.WriteString(" KEY " + key.String())
+	}
+	if value != nil {
+		sb.WriteString(" VALUE " + value.String())
+	}
 }
 
 func formatStart(sb *strings.Builder, s *Start) {
@@ -209,6 +219,7 @@ func formatProduce(sb *strings.Builder, p *Produce) {
 	if p.ValueSchema != nil {
 		sb.WriteString(" VALUE " + schemaRefText(p.ValueSchema))
 	}
+	formatLocalSchemas(sb, p.KeyAs, p.ValueAs)
 	if p.Partition != nil {
 		sb.WriteString(" PARTITION " + strconv.FormatInt(int64(*p.Partition), 10))
 	}

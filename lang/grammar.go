@@ -156,6 +156,8 @@ type gConsumeClause struct {
 	OrderKw bool          `parser:"| @'ORDER' 'BY'"`
 	OrderBy []*gOrderItem `parser:"  @@ ( ',' @@ )*"`
 	Follow  bool          `parser:"| @'FOLLOW'"`
+	SideKw  string        `parser:"| @('KEY' | 'VALUE' | 'PAYLOAD')"`
+	As      *gAsSchema    `parser:"  @@"`
 }
 
 type gStart struct {
@@ -205,15 +207,17 @@ type gProduce struct {
 // SCHEMA (see grammar_schema.go), which no literal starts with.
 type gProduceClause struct {
 	Pos       lexer.Position
-	KeyKw     bool     `parser:"  @'KEY'"`
-	KeySchema *gSchema `parser:"  ( @@"`
-	Key       *gLit    `parser:"  | @@ )"`
-	ValueKw   string   `parser:"| @('VALUE' | 'PAYLOAD')"`
-	ValSchema *gSchema `parser:"  ( @@"`
-	Value     *gLit    `parser:"  | @@ )"`
-	Part      *gNum    `parser:"| 'PARTITION' @@"`
-	HKey      *gName   `parser:"| 'HEADER' @@"`
-	HValue    *gLit    `parser:"  @@"`
+	KeyKw     bool       `parser:"  @'KEY'"`
+	KeySchema *gSchema   `parser:"  ( @@"`
+	KeyAs     *gAsSchema `parser:"  | @@"`
+	Key       *gLit      `parser:"  | @@ )"`
+	ValueKw   string     `parser:"| @('VALUE' | 'PAYLOAD')"`
+	ValSchema *gSchema   `parser:"  ( @@"`
+	ValueAs   *gAsSchema `parser:"  | @@"`
+	Value     *gLit      `parser:"  | @@ )"`
+	Part      *gNum      `parser:"| 'PARTITION' @@"`
+	HKey      *gName     `parser:"| 'HEADER' @@"`
+	HValue    *gLit      `parser:"  @@"`
 }
 
 type gLit struct {

@@ -24,6 +24,8 @@ var statementHelp = []HelpEntry{
 	{"CONSUME", "CONSUME [FROM] name {clause}  |  SELECT * FROM name {clause}  |  SELECT expr [AS name], ... FROM name {clause}\n" +
 		"  clause := FROM start | PARTITION n | PARTITION (n, ...) | PARTITION FOR KEY 'k' | WHERE expr\n" +
 		"          | GROUP BY expr, ... | ORDER BY expr [ASC|DESC], ... | LIMIT n | LIMIT ALL | SKIP n | FOLLOW\n" +
+		"          | KEY AS l | VALUE AS l     l := PROTOBUF 'message' | AVRO 'file.avsc': decode with a local\n" +
+		"            schema (--proto-path, --proto-descriptor-set, .avsc), over \\set schema.TOPIC.value and kql.schema.*\n" +
 		"  start := NEWEST | OLDEST | OFFSET n | TIMESTAMP time | duration AGO | TAIL (p:o, ...) | ANCHOR (p:o, ...)\n" +
 		"  expr: columns partition, offset, timestamp, key, value, headers, key_schema_id, value_schema_id;\n" +
 		"        JSON paths value.a.b, value.items[0];\n" +
@@ -31,14 +33,16 @@ var statementHelp = []HelpEntry{
 		"        length lower upper coalesce header; count min max sum avg\n" +
 		"  clauses in any order, each at most once",
 		"SELECT key, value.total FROM orders FROM 15m AGO WHERE value.total > 100 LIMIT 20"},
-	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [KEY SCHEMA s] [VALUE SCHEMA s] [PARTITION n] [HEADER k v ...]\n" +
+	{"PRODUCE", "PRODUCE [INTO] name [KEY v] [VALUE v] [KEY SCHEMA s | KEY AS l] [VALUE SCHEMA s | VALUE AS l] [PARTITION n] [HEADER k v ...]\n" +
 		"  v := 'text' | x'hex' | NULL; at least one KEY or VALUE; HEADER may repeat\n" +
 		"  s := ('subject' [VERSION n | ID n] | ID n) [MESSAGE name]: the KEY or VALUE is JSON text, encoded\n" +
 		"       in the Confluent wire format with that registered schema (without VERSION or ID, the\n" +
 		"       subject's latest); MESSAGE: the Protobuf message to write (a nested one, or one of several\n" +
 		"       the text fits);\n" +
 		"       needs a schema registry. For example:\n" +
-		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'",
+		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'\n" +
+		"  l := PROTOBUF 'message' | AVRO 'file.avsc': the JSON text in the raw encoding of a local schema\n" +
+		"       (no registry, no wire-format header), e.g. VALUE '{\"id\": 1}' VALUE AS PROTOBUF 'acme.Order'",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},

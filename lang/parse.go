@@ -512,6 +512,17 @@ func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
 				return nil, e
 			}
 			c.Follow = true
+		case cl.As != nil:
+			kw, target := "VALUE", &c.ValueAs
+			if strings.EqualFold(cl.SideKw, "KEY") {
+				kw, target = "KEY", &c.KeyAs
+			}
+			if e := ps.once(seen, kw+" AS", strings.ToUpper(cl.SideKw)+" AS", cl.Pos); e != nil {
+				return nil, e
+			}
+			if *target, e = ps.localSchema(cl.As); e != nil {
+				return nil, e
+			}
 		}
 	}
 	if e := ps.checkRecordQuery(c, items, orderBy, seen); e != nil {
@@ -630,6 +641,20 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			if p.ValueSchema, e = ps.schemaRef(cl.ValSchema); e != nil {
 				return nil, e
 			}
+		case cl.KeyAs != nil:
+			if e := ps.once(seen, "KEY AS", "KEY AS", cl.Pos); e != nil {
+				return nil, e
+			}
+			if p.KeyAs, e = ps.localSchema(cl.KeyAs); e != nil {
+				return nil, e
+			}
+		case cl.ValueAs != nil:
+			if e := ps.once(seen, "VALUE AS", cl.ValueKw+" AS", cl.Pos); e != nil {
+				return nil, e
+			}
+			if p.ValueAs, e = ps.localSchema(cl.ValueAs); e != nil {
+				return nil, e
+			}
 		case cl.Key != nil:
 			if e := ps.once(seen, "KEY", "KEY", cl.Pos); e != nil {
 				return nil, e
@@ -669,6 +694,9 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 		}
 	}
 	if e := ps.checkProduceSchemas(p, seen); e != nil {
+		return nil, e
+	}
+	if e := ps.checkProduceLocal(p, seen); e != nil {
 		return nil, e
 	}
 	if p.Key == nil && p.Value == nil {

@@ -229,9 +229,9 @@ func TestQueryExpectedLists(t *testing.T) {
 		want []string
 	}{
 		{"CONSUME t WHERE", []string{"an expression"}},
-		{"CONSUME t WHERE key x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "an operator", "end of statement"}},
+		{"CONSUME t WHERE key x", []string{"FROM", "KEY", "VALUE", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "an operator", "end of statement"}},
 		{"SHOW GROUPS WHERE lag > 1 x", []string{"WHERE", "ORDER BY", "LIMIT", "an operator", "end of statement"}},
-		{"CONSUME t ORDER BY key x", []string{"FROM", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "ASC", "DESC", "an operator", "','", "end of statement"}},
+		{"CONSUME t ORDER BY key x", []string{"FROM", "KEY", "VALUE", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "ASC", "DESC", "an operator", "','", "end of statement"}},
 		{"CONSUME t WHERE key NOT", []string{"LIKE", "IN", "ILIKE", "BETWEEN"}},
 		{"CONSUME t WHERE key LIKE", []string{"a quoted pattern"}},
 	}

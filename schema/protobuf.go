@@ -111,20 +111,28 @@ func (c *protoCodec) appendJSON(dst, payload []byte) ([]byte, error) {
 		m = dynamicpb.NewMessage(md)
 		c.msgs[key] = m
 	}
-	if err := proto.Unmarshal(rest, m); err != nil {
-		return dst, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
+	dst, c.scratch, err = appendProtoJSON(dst, c.scratch, m, rest)
+	return dst, err
+}
+
+// appendProtoJSON decodes payload into m and appends it as compact JSON
+// text; scratch is the caller's reused buffer (returned grown). Shared by
+// registry and local schemas, so both show a message the same way.
+func appendProtoJSON(dst, scratch []byte, m *dynamicpb.Message, payload []byte) ([]byte, []byte, error) {
+	if err := proto.Unmarshal(payload, m); err != nil {
+		return dst, scratch, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
 	}
-	c.scratch, err = protoJSON.MarshalAppend(c.scratch[:0], m)
+	scratch, err := protoJSON.MarshalAppend(scratch[:0], m)
 	if err != nil {
-		return dst, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
+		return dst, scratch, fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
 	}
 	// protojson varies its whitespace on purpose; compact it so output is
 	// stable and one record is one line.
 	buf := bytes.NewBuffer(dst)
-	if err := json.Compact(buf, c.scratch); err != nil {
-		return dst, err
+	if err := json.Compact(buf, scratch); err != nil {
+		return dst, scratch, err
 	}
-	return buf.Bytes(), nil
+	return buf.Bytes(), scratch, nil
 }
 
 // encode writes JSON text (the proto3 JSON mapping) as the one top-level

@@ -55,6 +55,9 @@ type connection struct {
 	// setRegistry gives the session the schema registry to decode and
 	// encode with; nil when the executor cannot use one.
 	setRegistry func(*schema.Registry)
+	// setLocal gives the session its local schemas (.proto, .avsc) and
+	// topic mappings; nil when the executor cannot use them.
+	setLocal func(*exec.LocalSchemas)
 	// setOnWarning lets a running statement (FOLLOW) warn before it ends.
 	setOnWarning func(func(string))
 	// setNewPassword gives the session where a SCRAM user's new password
@@ -108,6 +111,7 @@ func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
 		exec:         sess,
 		setTrace:     cl.SetTrace,
 		setRegistry:  func(r *schema.Registry) { sess.Registry = r },
+		setLocal:     func(l *exec.LocalSchemas) { sess.Local = l },
 		setOnWarning: func(fn func(string)) { sess.OnWarning = fn },
 		setNewPassword: func(fn func(context.Context, string) (string, error)) {
 			sess.NewPassword = fn
@@ -193,10 +197,11 @@ type app struct {
 	opts   *options
 	rt     world
 
-	kcfg    kafka.Config     // how the current connection was made; \connect reuses it
-	sett    *connSettings    // the settings kcfg was made from (nil for the playground)
-	reg     *schema.Registry // the schema registry; nil: none configured
-	regDesc string           // the registry for the banner: URL, how authenticated and verified
+	kcfg    kafka.Config       // how the current connection was made; \connect reuses it
+	sett    *connSettings      // the settings kcfg was made from (nil for the playground)
+	reg     *schema.Registry   // the schema registry; nil: none configured
+	regDesc string             // the registry for the banner: URL, how authenticated and verified
+	local   *exec.LocalSchemas // schemas from local files and the topics mapped to them (kept across \connect)
 	conn    *connection
 	stopPG  func()
 	// profile is the cluster profile connected with (-c, $KQL_CLUSTER,
@@ -313,6 +318,7 @@ func (a *app) connect(ctx context.Context) int {
 			}
 			a.regDesc = pg.registryURL + " (the playground's)"
 		}
+		a.local = localSchemasFrom(a.opts, nil)
 		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", where)
 		a.kcfg = kafka.Config{Bootstrap: pg.bootstrap, ClientID: a.opts.clientID}
 		a.setGuard(nil)
@@ -342,6 +348,7 @@ func (a *app) connect(ctx context.Context) int {
 				a.warnf("%s", w)
 			}
 		}
+		a.local = localSchemasFrom(a.opts, cc)
 		s, err := resolveSettings(a.opts, a.ios.Getenv, cc, a.promptPassword)
 		if err != nil {
 			a.errorf("kql: %v", err)
@@ -420,6 +427,9 @@ func (a *app) setConnection(conn *connection) {
 	a.conn = conn
 	if a.reg != nil && conn.setRegistry != nil {
 		conn.setRegistry(a.reg)
+	}
+	if a.local != nil && conn.setLocal != nil {
+		conn.setLocal(a.local)
 	}
 	if conn.setNewPassword != nil {
 		conn.setNewPassword(a.newPassword)

@@ -142,6 +142,13 @@ func (a *app) connectProfile(ctx context.Context, name string) error {
 	a.kcfg, a.sett, a.profile = cfg, s, p
 	a.reg, a.regDesc = reg, regDesc
 	a.setGuard(p.cc)
+	// The new profile's local schemas (kql.schema.*, kql.proto.*) replace
+	// the old file's; mappings made with \set in this session stay.
+	ls := localSchemasFrom(a.opts, p.cc)
+	if a.local != nil {
+		ls.Session = a.local.Session
+	}
+	a.local = ls
 	a.setConnection(conn)
 	if w := s.insecureWarning(); w != "" {
 		a.warnf("%s", w)

@@ -63,10 +63,14 @@ func (r *repl) confirmed(ctx context.Context, stmt lang.Statement) bool {
 }
 
 func (a *app) metaSet(_ context.Context, arg string) error {
-	name, value, _ := strings.Cut(arg, " ")
+	name, value, _ := strings.Cut(strings.TrimSpace(arg), " ")
+	if strings.HasPrefix(strings.ToLower(name), "schema.") {
+		return a.setLocalSchema(name, value)
+	}
 	switch strings.ToLower(name) {
 	case "":
 		fmt.Fprintf(a.stderr, "confirm %s\n", onOff(a.confirm))
+		a.showLocalSchemas()
 		return nil
 	case "confirm":
 		if err := toggle("set confirm", &a.confirm, strings.TrimSpace(value)); err != nil {
@@ -75,5 +79,5 @@ func (a *app) metaSet(_ context.Context, arg string) error {
 		fmt.Fprintf(a.stderr, "Confirmation is %s.\n", onOff(a.confirm))
 		return nil
 	}
-	return fmt.Errorf(`\set: unknown setting %q: the settings are: confirm`, name)
+	return fmt.Errorf(`\set: unknown setting %q: the settings are: confirm, schema.TOPIC.key and schema.TOPIC.value`, name)
 }

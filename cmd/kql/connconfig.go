@@ -86,6 +86,7 @@ type commandConfig struct {
 	readOnly    bool   // kql.readonly=true
 	promptColor string // kql.prompt.color, checked
 	kql         map[string]property
+	local       localProps // kql.schema.*, kql.proto.*
 }
 
 // knownConfigKeys are the client properties kql acts on. Every other key is
@@ -255,6 +256,9 @@ func loadConfigFile(path, label string) (*commandConfig, error) {
 	}
 	w, err := registryProps(&s.registry, path, get, rel, bad)
 	if err != nil {
+		return nil, err
+	}
+	if cc.local, err = readLocalProps(props, rel, bad); err != nil {
 		return nil, err
 	}
 	cc.warnings = append(cc.warnings, w...)

@@ -38,6 +38,9 @@ type options struct {
 	schemaRegistryUser string
 	schemaRegistryCA   string
 
+	protoPaths     []string // --proto-path, repeatable
+	descriptorSets []string // --proto-descriptor-set, repeatable
+
 	timeout     time.Duration
 	clientID    string
 	clientIDSet bool
@@ -146,6 +149,8 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.Var(urlListFlag{&o.schemaRegistry}, "schema-registry", "decode (and encode) keys and values through the schema registry at `URL` (repeatable, or URL,URL,...)")
 	fs.StringVar(&o.schemaRegistryUser, "schema-registry-user", "", "schema registry basic-auth `USER`; the password comes from $KQL_SCHEMA_REGISTRY_PASSWORD or a prompt")
 	fs.StringVar(&o.schemaRegistryCA, "schema-registry-ca", "", "trust the CA certificates in PEM `FILE` for an https schema registry")
+	fs.StringArrayVar(&o.protoPaths, "proto-path", nil, "decode and encode Protobuf with the .proto files under `DIR`, imports resolved as protoc -I (repeatable; no registry needed)")
+	fs.StringArrayVar(&o.descriptorSets, "proto-descriptor-set", nil, "decode and encode Protobuf with the messages of `FILE`, a FileDescriptorSet (protoc --descriptor_set_out; repeatable)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "cancel a statement that runs longer than `DURATION` (e.g. 30s; default 0: no limit)")
 	fs.StringVar(&o.clientID, "client-id", "kql", "client id `NAME` the brokers see (default kql)")
 	fs.BoolVar(&o.keepGoing, "keep-going", false, "in scripts, run the remaining statements after one fails")

@@ -37,7 +37,7 @@ func metaCommands() []metaCommand {
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
 		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C", (*app).metaWatch},
-		{"set", "[confirm on|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP, GRANT, DENY and the EXECUTE forms (default on)", (*app).metaSet},
+		{"set", "[confirm on|off | schema.TOPIC.value SPEC|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP, GRANT, DENY and the EXECUTE forms (default on); schema.TOPIC.key|value: decode and encode that side with a local schema, SPEC protobuf:MESSAGE or avro:FILE.avsc", (*app).metaSet},
 		{"connect", "NAME|BOOTSTRAP", "connect with the cluster profile NAME, or to host:port,... with the same TLS and SASL settings; on failure the old connection stays", (*app).metaConnect},
 		{"clusters", "", "list the cluster profiles: name, bootstrap, security, read-only; * marks the current one", (*app).metaClusters},
 	}

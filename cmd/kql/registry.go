@@ -63,7 +63,7 @@ const registryTLSPrefix = "schema.registry."
 
 // knownKey reports whether kql acts on a properties key.
 func knownKey(k string) bool {
-	if knownConfigKeys[k] || registryKeys[k] || kqlKeys[k] {
+	if knownConfigKeys[k] || registryKeys[k] || kqlKeys[k] || localSchemaKey(k) {
 		return true
 	}
 	rest, ok := strings.CutPrefix(k, registryTLSPrefix)

@@ -101,6 +101,7 @@ func TestScripts(t *testing.T) {
 			"registry": cmdRegistry,
 			"avro":     cmdAvro,
 			"profile":  cmdProfile,
+			"protoset": cmdProtoset,
 		},
 	})
 }

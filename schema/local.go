@@ -1,0 +1,527 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bufbuild/protocompile"
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+)
+
+// Local schemas are for topics whose payloads carry no registry header:
+// Protobuf messages compiled from .proto files (--proto-path, imports
+// resolved like protoc's -I) or read from a descriptor set (protoc
+// --descriptor_set_out), and Avro schemas read from .avsc files. They decode
+// and encode with the registry's codecs, so JSON output, paths and errors
+// are the same.
+
+// Formats of a LocalSpec.
+const (
+	FormatProtobuf = "protobuf"
+	FormatAvro     = "avro"
+)
+
+// LocalSpec names a local schema: a Protobuf message by its full name, or
+// an Avro schema by its .avsc file.
+type LocalSpec struct {
+	Format string // FormatProtobuf or FormatAvro
+	Name   string // the message's full name, or the .avsc file's path
+}
+
+func (s LocalSpec) String() string { return s.Format + ":" + s.Name }
+
+// ParseLocalSpec reads "protobuf:acme.Order" or "avro:key.avsc" (the
+// format in any case; "proto" for protobuf).
+func ParseLocalSpec(text string) (LocalSpec, error) {
+	f, name, ok := strings.Cut(strings.TrimSpace(text), ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return LocalSpec{}, fmt.Errorf("%q: want protobuf:MESSAGE (e.g. protobuf:acme.Order) or avro:FILE.avsc", text)
+	}
+	spec, err := NewLocalSpec(f, name)
+	if err != nil {
+		return LocalSpec{}, fmt.Errorf("%q: %w", text, err)
+	}
+	return spec, nil
+}
+
+// NewLocalSpec checks a format (protobuf, proto or avro, in any case).
+func NewLocalSpec(format, name string) (LocalSpec, error) {
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "protobuf", "proto":
+		return LocalSpec{Format: FormatProtobuf, Name: name}, nil
+	case "avro":
+		return LocalSpec{Format: FormatAvro, Name: name}, nil
+	}
+	return LocalSpec{}, fmt.Errorf("unknown schema format %q (want protobuf or avro)", format)
+}
+
+// LocalConfig is where local Protobuf schemas come from.
+type LocalConfig struct {
+	ProtoPaths     []string // directories of .proto files, as protoc's -I
+	DescriptorSets []string // FileDescriptorSet files (protoc --descriptor_set_out)
+}
+
+// Local compiles local schemas, once each per session. Safe for
+// concurrent use.
+type Local struct {
+	cfg LocalConfig
+
+	protoOnce sync.Once
+	msgs      []protoreflect.MessageDescriptor // every message, nested ones too
+	protoErr  error
+
+	mu     sync.Mutex
+	codecs map[LocalSpec]*LocalCodec
+}
+
+// NewLocal returns a loader; it reads nothing until a schema is asked for.
+func NewLocal(cfg LocalConfig) *Local {
+	return &Local{cfg: cfg, codecs: map[LocalSpec]*LocalCodec{}}
+}
+
+// Config is what the loader was made with.
+func (l *Local) Config() LocalConfig { return l.cfg }
+
+// Codec returns spec's compiled schema. A message no file defines is an
+// error listing near matches; a file that does not parse, one naming its
+// file:line:col.
+func (l *Local) Codec(spec LocalSpec) (*LocalCodec, error) {
+	l.mu.Lock()
+	c := l.codecs[spec]
+	l.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	var err error
+	switch spec.Format {
+	case FormatProtobuf:
+		c, err = l.protoCodec(spec)
+	case FormatAvro:
+		c, err = avroFileCodec(spec)
+	default:
+		err = fmt.Errorf("unknown schema format %q", spec.Format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.codecs[spec] = c
+	l.mu.Unlock()
+	return c, nil
+}
+
+// LocalCodec is one local schema, compiled.
+type LocalCodec struct {
+	Spec LocalSpec
+	// From says where the schema was found, for EXPLAIN and messages:
+	// "acme/order.proto in --proto-path protos", "key.avsc".
+	From string
+	c    codec
+}
+
+func (c *LocalCodec) String() string {
+	return fmt.Sprintf("%s %s (%s)", typeName(c.c.kind()), c.Spec.Name, c.From)
+}
+
+// Decode appends the payload b decoded as JSON text to dst. b is the raw
+// encoding (no wire-format header); a payload that does carry one (a zero
+// byte and a schema id, as registry producers write) is decoded by the
+// local schema after its header, and header reports its id. For Protobuf a
+// leading zero byte is always a header (no message starts with one: field
+// number 0 is invalid); for Avro, whose raw binary may well start with a
+// zero, the header is taken off only when the bytes do not decode whole
+// without it.
+func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, err error) {
+	n := len(dst)
+	if c.c.kind() == sr.TypeProtobuf {
+		if hid, ok := HeaderID(b); ok {
+			var h sr.ConfluentHeader
+			index, rest, err := h.DecodeIndex(b[5:], 64)
+			if err != nil {
+				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
+			}
+			if err := c.c.(*localProto).checkIndex(index); err != nil {
+				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
+			}
+			out, err := c.c.appendJSON(dst, rest)
+			if err != nil {
+				return dst[:n], hid, true, fmt.Errorf("%s: payload does not decode: %w", c, err)
+			}
+			return out, hid, true, nil
+		}
+		out, err := c.c.appendJSON(dst, b)
+		if err != nil {
+			return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+		}
+		return out, 0, false, nil
+	}
+	out, err = c.c.appendJSON(dst, b)
+	if err == nil {
+		return out, 0, false, nil
+	}
+	if hid, ok := HeaderID(b); ok {
+		if out, herr := c.c.appendJSON(dst[:n], b[5:]); herr == nil {
+			return out, hid, true, nil
+		}
+	}
+	return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+}
+
+// Encode writes JSON text in the schema's raw binary encoding (no
+// wire-format header). Text that does not fit is an error naming the
+// field; nothing comes back to write.
+func (c *LocalCodec) Encode(text []byte) ([]byte, error) {
+	b, err := c.c.encode(nil, text)
+	if err != nil && c.c.kind() == sr.TypeAvro && !json.Valid(text) && !meantAsJSON(text) {
+		// A string schema takes bare text, as the registry's Encode does.
+		quoted, _ := json.Marshal(string(text))
+		if qb, qerr := c.c.encode(nil, quoted); qerr == nil {
+			return qb, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	return b, nil
+}
+
+// localProto is one Protobuf message of a local file: raw bytes, no
+// message-index path (the mapping names the message).
+type localProto struct {
+	md      protoreflect.MessageDescriptor
+	mu      sync.Mutex
+	m       *dynamicpb.Message
+	scratch []byte
+}
+
+func (c *localProto) kind() sr.SchemaType { return sr.TypeProtobuf }
+
+// checkIndex refuses a headered payload whose message index names another
+// message of the mapped message's file (a nested one, or the file's second
+// message): Protobuf decodes the bytes of one message as another without an
+// error (fields of the wrong wire type become unknown ones), so the record
+// would show as {} or half-empty, silently. An index the local file does
+// not hold (the registered file differs from the local one) leaves the
+// mapping to decide.
+func (c *localProto) checkIndex(index []int) error {
+	ms := c.md.ParentFile().Messages()
+	var named protoreflect.MessageDescriptor
+	for _, i := range index {
+		if i < 0 || i >= ms.Len() {
+			return nil
+		}
+		named = ms.Get(i)
+		ms = named.Messages()
+	}
+	if named == nil || named.FullName() == c.md.FullName() {
+		return nil
+	}
+	return fmt.Errorf("its message index %v names %s in %s, not %s: map the topic to %s (or decode it with the registry)",
+		index, named.FullName(), c.md.ParentFile().Path(), c.md.FullName(), named.FullName())
+}
+
+func (c *localProto) appendJSON(dst, payload []byte) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = dynamicpb.NewMessage(c.md)
+	}
+	var err error
+	dst, c.scratch, err = appendProtoJSON(dst, c.scratch, c.m, payload)
+	return dst, err
+}
+
+func (c *localProto) encode(dst, text []byte) ([]byte, error) {
+	m := dynamicpb.NewMessage(c.md)
+	if err := protojson.Unmarshal(text, m); err != nil {
+		return nil, fmt.Errorf("does not fit %s: %s", c.md.FullName(), protoErrText(err))
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(dst, m)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.md.FullName(), err)
+	}
+	return b, nil
+}
+
+func (l *Local) protoCodec(spec LocalSpec) (*LocalCodec, error) {
+	l.protoOnce.Do(func() { l.msgs, l.protoErr = loadProtos(l.cfg) })
+	if l.protoErr != nil {
+		return nil, l.protoErr
+	}
+	if len(l.cfg.ProtoPaths) == 0 && len(l.cfg.DescriptorSets) == 0 {
+		return nil, fmt.Errorf("protobuf:%s: no Protobuf schemas are loaded: start kql with --proto-path DIR (the .proto files) or --proto-descriptor-set FILE", spec.Name)
+	}
+	md, err := findMessage(l.msgs, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	from := md.ParentFile().Path()
+	return &LocalCodec{Spec: spec, From: from, c: &localProto{md: md}}, nil
+}
+
+// loadProtos compiles every .proto under the proto paths and reads every
+// descriptor set, and returns their messages.
+func loadProtos(cfg LocalConfig) ([]protoreflect.MessageDescriptor, error) {
+	var msgs []protoreflect.MessageDescriptor
+	add := func(fd protoreflect.FileDescriptor) {
+		var walk func(protoreflect.MessageDescriptors)
+		walk = func(ms protoreflect.MessageDescriptors) {
+			for i := 0; i < ms.Len(); i++ {
+				if m := ms.Get(i); !m.IsMapEntry() {
+					msgs = append(msgs, m)
+					walk(m.Messages())
+				}
+			}
+		}
+		walk(fd.Messages())
+	}
+	for _, set := range cfg.DescriptorSets {
+		files, err := readDescriptorSet(set)
+		if err != nil {
+			return nil, err
+		}
+		files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+			if _, err := protoregistry.GlobalFiles.FindFileByPath(fd.Path()); err != nil || !strings.HasPrefix(fd.Path(), "google/protobuf/") {
+				add(fd)
+			}
+			return true
+		})
+	}
+	if len(cfg.ProtoPaths) > 0 {
+		names, err := protoFiles(cfg.ProtoPaths)
+		if err != nil {
+			return nil, err
+		}
+		c := protocompile.Compiler{
+			Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: cfg.ProtoPaths}),
+		}
+		out, err := c.Compile(context.Background(), names...)
+		if err != nil {
+			return nil, fmt.Errorf("--proto-path %s: %w", strings.Join(cfg.ProtoPaths, ","), err)
+		}
+		for _, fd := range out {
+			add(fd)
+		}
+	}
+	return msgs, nil
+}
+
+// protoFiles lists the .proto files under the import paths by the names
+// imports use (relative to their path); a name in two paths is the
+// first's, as protoc's -I.
+func protoFiles(paths []string) ([]string, error) {
+	seen := map[string]bool{}
+	var names []string
+	for _, dir := range paths {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--proto-path: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("--proto-path %s: not a directory (give the directory imports are relative to, as protoc's -I)", dir)
+		}
+		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".proto") {
+				return nil
+			}
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if !seen[rel] {
+				seen[rel] = true
+				names = append(names, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--proto-path %s: %w", dir, err)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("--proto-path %s: no .proto files there", strings.Join(paths, ","))
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// readDescriptorSet reads a FileDescriptorSet. Files it imports but does not
+// hold (protoc without --include_imports) are taken from the well-known
+// types compiled into kql.
+func readDescriptorSet(path string) (*protoregistry.Files, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--proto-descriptor-set: %w", err)
+	}
+	var set descriptorpb.FileDescriptorSet
+	if err := proto.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("--proto-descriptor-set %s: not a FileDescriptorSet (protoc --descriptor_set_out=FILE --include_imports writes one): %s", path, protoErrText(err))
+	}
+	have := map[string]bool{}
+	for _, f := range set.File {
+		have[f.GetName()] = true
+	}
+	for _, f := range set.File {
+		for _, dep := range f.GetDependency() {
+			if have[dep] {
+				continue
+			}
+			fd, err := protoregistry.GlobalFiles.FindFileByPath(dep)
+			if err != nil {
+				return nil, fmt.Errorf("--proto-descriptor-set %s: %s imports %s, which the set does not hold: write it with protoc --include_imports", path, f.GetName(), dep)
+			}
+			set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+			have[dep] = true
+		}
+	}
+	files, err := protodesc.NewFiles(&set)
+	if err != nil {
+		return nil, fmt.Errorf("--proto-descriptor-set %s: %s", path, protoErrText(err))
+	}
+	return files, nil
+}
+
+// findMessage finds a message by its full name (a leading dot allowed), or
+// by a name that ends exactly one message's full name.
+func findMessage(msgs []protoreflect.MessageDescriptor, name string) (protoreflect.MessageDescriptor, error) {
+	full, exact := strings.CutPrefix(name, ".")
+	var matches []protoreflect.MessageDescriptor
+	for _, m := range msgs {
+		fn := string(m.FullName())
+		if fn == full {
+			return m, nil
+		}
+		if !exact && strings.HasSuffix(fn, "."+name) {
+			matches = append(matches, m)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return matches[0], nil
+	case 0:
+		near := nearNames(msgs, full)
+		if len(near) == 0 {
+			return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files (%d messages)", name, len(msgs))
+		}
+		return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files; did you mean %s?", name, strings.Join(near, ", "))
+	}
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		names[i] = string(m.FullName())
+	}
+	return nil, fmt.Errorf("protobuf:%s matches %s: write the full name", name, strings.Join(names, ", "))
+}
+
+// nearNames are up to five message names close to name: the same last
+// part in another case or package, or a few letters apart.
+func nearNames(msgs []protoreflect.MessageDescriptor, name string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	low := strings.ToLower(name)
+	short := low[strings.LastIndexByte(low, '.')+1:]
+	var cs []cand
+	for _, m := range msgs {
+		fn := string(m.FullName())
+		lfn := strings.ToLower(fn)
+		d := editDistance(low, lfn)
+		if ls := strings.ToLower(string(m.Name())); ls == short || strings.Contains(ls, short) || strings.Contains(short, ls) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(low)/3) {
+			cs = append(cs, cand{fn, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < 5; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// avroFileCodec reads and compiles an .avsc file. A file that is not JSON
+// gets its line:col.
+func avroFileCodec(spec LocalSpec) (*LocalCodec, error) {
+	b, err := os.ReadFile(spec.Name)
+	if err != nil {
+		return nil, fmt.Errorf("avro:%s: %w", spec.Name, err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := lineCol(b, int(se.Offset))
+			return nil, fmt.Errorf("%s:%d:%d: not JSON: %v", spec.Name, line, col, se)
+		}
+		return nil, fmt.Errorf("%s: not JSON: %v", spec.Name, err)
+	}
+	sch, err := avro.ParseBytesWithCache(b, "", &avro.SchemaCache{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an Avro schema: %v", spec.Name, err)
+	}
+	return &LocalCodec{Spec: spec, From: spec.Name, c: &avroCodec{schema: sch}}, nil
+}
+
+// lineCol is the 1-based line and column of the byte at off (a
+// json.SyntaxError's Offset is just past the offending byte).
+func lineCol(b []byte, off int) (line, col int) {
+	off = max(0, min(off-1, len(b)))
+	line, col = 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
