@@ -10,6 +10,9 @@ import (
 const (
 	Earliest int64 = -2
 	Latest   int64 = -1
+	// MaxTimestamp (KIP-734, ListOffsets v7+, Kafka 3.0+) answers the
+	// offset and timestamp of the record with the greatest timestamp.
+	MaxTimestamp int64 = -3
 )
 
 // OffsetAnswer is one partition's ListOffsets answer. Offset is -1 when a

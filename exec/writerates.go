@@ -1,0 +1,120 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/kql-dev/kql/kafka"
+)
+
+// writeRates is what the log itself says about writes to each partition:
+// records_last_minute, the offsets written since now-60s (the latest
+// offset minus the first offset whose timestamp is at or after now-60s,
+// by ListOffsets by time), and last_write, the greatest record timestamp
+// (ListOffsets MAX_TIMESTAMP, KIP-734). A partition whose leader did not
+// answer has neither; an empty partition has no last_write.
+type writeRates struct {
+	minute  map[kafka.TopicPartition]int64
+	last    map[kafka.TopicPartition]time.Time
+	known   map[kafka.TopicPartition]bool // last_write was answered (possibly: no record)
+	missing []error
+}
+
+// readWriteRates asks the partitions' leaders, one ListOffsets per leader
+// broker for each of: the offset at now-60s and the max timestamp, and,
+// when latest is nil, the latest offset; all concurrently.
+func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition, latest map[kafka.TopicPartition]kafka.OffsetAnswer) (*writeRates, error) {
+	out := &writeRates{minute: map[kafka.TopicPartition]int64{}, last: map[kafka.TopicPartition]time.Time{}, known: map[kafka.TopicPartition]bool{}}
+	if len(parts) == 0 {
+		return out, nil
+	}
+	since := s.Now().Add(-time.Minute).UnixMilli()
+	var (
+		at, maxTS           map[kafka.TopicPartition]kafka.OffsetAnswer
+		afail, mfail, lfail map[kafka.TopicPartition]*kafka.PartitionError
+		aerr, merr, lerr    error
+		wg                  sync.WaitGroup
+	)
+	wg.Go(func() { at, afail, aerr = s.cl.ListOffsets(ctx, m, parts, since, false) })
+	wg.Go(func() { maxTS, mfail, merr = s.cl.ListOffsets(ctx, m, parts, kafka.MaxTimestamp, false) })
+	if latest == nil {
+		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+	}
+	wg.Wait()
+	if err := errors.Join(aerr, merr, lerr); err != nil {
+		return nil, err
+	}
+	for _, tp := range parts {
+		end, eok := latest[tp]
+		a, aok := at[tp]
+		if eok && aok {
+			n := int64(0) // no record at or after now-60s
+			if a.Offset >= 0 {
+				n = max(end.Offset-a.Offset, 0)
+			}
+			out.minute[tp] = n
+		}
+		if mt, ok := maxTS[tp]; ok {
+			out.known[tp] = true
+			if mt.Offset >= 0 && mt.Timestamp >= 0 {
+				out.last[tp] = time.UnixMilli(mt.Timestamp)
+			}
+		}
+	}
+	out.missing = append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...)
+	return out, nil
+}
+
+// partition returns one partition's cells: records_last_minute and
+// last_write, NULL where unknown (or, for last_write, where the partition
+// holds no record).
+func (w *writeRates) partition(tp kafka.TopicPartition) (any, any) {
+	var n, last any
+	if v, ok := w.minute[tp]; ok {
+		n = v
+	}
+	if v, ok := w.last[tp]; ok {
+		last = v
+	}
+	return n, last
+}
+
+// topic sums records_last_minute over the topic's partitions and takes the
+// latest last_write; either is NULL if a partition's answer is missing
+// (a sum of the partitions that answered would look like a complete one).
+func (w *writeRates) topic(parts []kafka.TopicPartition) (any, any) {
+	var sum int64
+	var last time.Time
+	sumOK, lastOK := true, true
+	for _, tp := range parts {
+		if v, ok := w.minute[tp]; ok {
+			sum += v
+		} else {
+			sumOK = false
+		}
+		if !w.known[tp] {
+			lastOK = false
+		} else if v, ok := w.last[tp]; ok && v.After(last) {
+			last = v
+		}
+	}
+	var n, l any
+	if sumOK {
+		n = sum
+	}
+	if lastOK && !last.IsZero() {
+		l = last
+	}
+	return n, l
+}
+
+// warning says, for SHOW TOPICS, why some rates are NULL: the topics' rows
+// are the metadata, complete without them (as with the sizes).
+func (w *writeRates) warning() []string {
+	if len(w.missing) == 0 {
+		return nil
+	}
+	return []string{"records_last_minute and last_write are NULL for topics with a partition whose leader did not answer ListOffsets: " + oneLine(errors.Join(w.missing...))}
+}
