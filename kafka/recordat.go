@@ -139,7 +139,6 @@ type recordAtAnswer struct {
 	err        error // the batch could not be decoded
 }
 
-
 func recordAtRequest(m *Metadata, bparts []TopicPartition, offsets map[TopicPartition]int64, share int32) kmsg.Request {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
