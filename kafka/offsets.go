@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -27,8 +28,19 @@ type OffsetAnswer struct {
 // readCommitted, Latest is the last stable offset (the end a read_committed
 // consumer reaches), not the high watermark.
 func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPartition, ts int64, readCommitted bool) (map[TopicPartition]OffsetAnswer, map[TopicPartition]*PartitionError, error) {
+	var item func(TopicPartition) string
+	switch {
+	case ts == MaxTimestamp:
+		item = func(tp TopicPartition) string { return tp.String() + "@max_timestamp" }
+	case ts >= 0:
+		// A by-time lookup names its time in \trace, so the lookups of
+		// one statement can be told apart.
+		at := time.UnixMilli(ts).UTC().Format(time.RFC3339Nano)
+		item = func(tp TopicPartition) string { return tp.String() + "@" + at }
+	}
 	return Leaders(ctx, c, m, parts, LeaderRequest[OffsetAnswer]{
-		API: "ListOffsets",
+		API:  "ListOffsets",
+		Item: item,
 		Build: func(bparts []TopicPartition) kmsg.Request {
 			req := kmsg.NewPtrListOffsetsRequest()
 			req.ReplicaID = -1
