@@ -73,8 +73,13 @@ func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed
 		wg   sync.WaitGroup
 		errs = make([]error, len(layers))
 	)
+	// A bounded number of layers at once: many groups on one partition at
+	// different offsets must not open a Fetch each at the same moment.
+	sem := make(chan struct{}, lagLayersAtOnce)
 	for i, layer := range layers {
 		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			got, failed, err := s.cl.RecordsAt(ctx, m, layer)
 			mu.Lock()
 			defer mu.Unlock()
@@ -105,6 +110,9 @@ func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed
 	}
 	return out, nil
 }
+
+// lagLayersAtOnce bounds the layers of readLagTimes read concurrently.
+const lagLayersAtOnce = 4
 
 // goneNotes says, per partition, why lag_ms is NULL although the group is
 // behind: the record at its committed offset is not in the log.

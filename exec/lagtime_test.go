@@ -215,3 +215,45 @@ func TestLagInTimeBatchLargerThanTheFirstShare(t *testing.T) {
 	}
 	require.Equal(t, map[int32]int{0: 2}, f.trace.count("Fetch"), "one Fetch per round, two rounds: a 64 KiB share, then 1 MiB for the batch that did not fit")
 }
+
+// TestLagInTimeAtATransactionMarker: a group committed at a transaction's
+// commit marker has not consumed the first data record after it: lag_ms is
+// that record's age. With no record after the marker yet, lag_ms is NULL
+// and a notice says why.
+func TestLagInTimeAtATransactionMarker(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "tx", 1)
+	f.spread(t, "tx-end", 1)
+	now := time.Now().Truncate(time.Millisecond)
+	f.sess.Now = func() time.Time { return now }
+	txn, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.TransactionalID("lag-txn"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer txn.Close()
+	require.NoError(t, txn.BeginTransaction())
+	for _, topic := range []string{"tx", "tx-end"} {
+		for i := 0; i < 2; i++ {
+			require.NoError(t, txn.ProduceSync(ctxT(t), &kgo.Record{Topic: topic, Value: []byte("in txn"), Timestamp: now.Add(-time.Hour)}).FirstErr())
+		}
+	}
+	require.NoError(t, txn.EndTransaction(ctxT(t), kgo.TryCommit))
+	after := now.Add(-90 * time.Second)
+	plain, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer plain.Close()
+	require.NoError(t, plain.ProduceSync(ctxT(t), &kgo.Record{Topic: "tx", Value: []byte("after"), Timestamp: after}).FirstErr())
+	// Offsets 0 and 1 are the transaction's records, 2 its commit marker.
+	for _, topic := range []string{"tx", "tx-end"} {
+		_, err := f.adm.CommitOffsets(ctxT(t), "g-"+topic, kadm.OffsetsFromRecords(kgo.Record{Topic: topic, Partition: 0, Offset: 1}))
+		require.NoError(t, err)
+	}
+	rows, res := mustRun(t, f.sess, &lang.DescribeGroup{Group: "g-tx"})
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(2), rows[0][2], "committed at the marker")
+	require.Equal(t, now.Sub(after).Milliseconds(), rows[0][column(res, "lag_ms")], "the age of the first data record after the marker")
+
+	rows, res = mustRun(t, f.sess, &lang.DescribeGroup{Group: "g-tx-end"})
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(1), rows[0][4], "lag counts the marker")
+	require.Nil(t, rows[0][column(res, "lag_ms")])
+	require.Contains(t, notes(res), "lag_ms is NULL for tx-end/0: the record at committed offset 2 is a transaction marker and no record follows it yet")
+}
