@@ -9,7 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
@@ -256,4 +258,21 @@ func TestLagInTimeAtATransactionMarker(t *testing.T) {
 	require.Equal(t, int64(1), rows[0][4], "lag counts the marker")
 	require.Nil(t, rows[0][column(res, "lag_ms")])
 	require.Contains(t, notes(res), "lag_ms is NULL for tx-end/0: the record at committed offset 2 is a transaction marker and no record follows it yet")
+}
+
+// TestLastWriteOnBrokersBeforeKafka3: ListOffsets before v7 (Kafka 2.8)
+// reads MAX_TIMESTAMP's -3 as a time and would answer the first record:
+// last_write is NULL with a notice, records_last_minute still counts, and
+// the result is not partial.
+func TestLastWriteOnBrokersBeforeKafka3(t *testing.T) {
+	f := newFakeTB(t, kfake.MaxVersions(kversion.V2_8_0()))
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 2)
+	rows, res, err := run(t, f.sess, parse(t, "SHOW PARTITIONS OF t"))
+	require.NoError(t, err)
+	for _, r := range rows {
+		require.Nil(t, r[column(res, "last_write")], "partition %v", r[1])
+		require.Equal(t, int64(0), r[column(res, "records_last_minute")], "an hour old: none in the last minute")
+	}
+	require.Contains(t, notes(res), "last_write is NULL where the leader is older than Kafka 3.0")
 }

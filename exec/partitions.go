@@ -119,7 +119,7 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 		}
 	}
 	res := result.NewSlice(showPartitionsCols, rows)
-	res.Notes = sizes.offlineNote()
+	res.Notes = append(sizes.offlineNote(), rates.notes()...)
 	res.Warns = sizes.warnings()
 	if missing := onePerPartition(append(append(partitionErrors(efail), partitionErrors(lfail)...), rates.missing...)); len(missing) > 0 {
 		what := "SHOW PARTITIONS (offsets of some partitions)"

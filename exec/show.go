@@ -78,7 +78,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total, n, last})
 	}
 	res := result.NewSlice(showTopicsCols, rows)
-	res.Notes = sizes.offlineNote()
+	res.Notes = append(sizes.offlineNote(), rates.notes()...)
 	res.Warns = append(sizes.warnings(), rates.warning()...)
 	return res, nil
 }

@@ -20,6 +20,7 @@ type writeRates struct {
 	last    map[kafka.TopicPartition]time.Time
 	known   map[kafka.TopicPartition]bool // last_write was answered (possibly: no record)
 	missing []error
+	tooOld  bool // a leader is older than Kafka 3.0: no MAX_TIMESTAMP
 }
 
 // readWriteRates asks the partitions' leaders, one ListOffsets per leader
@@ -61,6 +62,16 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 			if mt.Offset >= 0 && mt.Timestamp >= 0 {
 				out.last[tp] = time.UnixMilli(mt.Timestamp)
 			}
+		}
+	}
+	// A broker too old for MAX_TIMESTAMP (before Kafka 3.0) cannot say:
+	// last_write is NULL for its partitions, with a notice, and the
+	// statement is not partial for it.
+	for tp, pe := range mfail {
+		if kafka.IsUnsupportedVersion(pe.Err) {
+			delete(mfail, tp)
+			out.known[tp] = true
+			out.tooOld = true
 		}
 	}
 	out.missing = append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...)
@@ -117,4 +128,12 @@ func (w *writeRates) warning() []string {
 		return nil
 	}
 	return []string{"records_last_minute and last_write are NULL for topics with a partition whose leader did not answer ListOffsets: " + oneLine(errors.Join(w.missing...))}
+}
+
+// notes says why last_write is NULL on brokers too old to answer it.
+func (w *writeRates) notes() []string {
+	if !w.tooOld {
+		return nil
+	}
+	return []string{"last_write is NULL where the leader is older than Kafka 3.0 (ListOffsets MAX_TIMESTAMP, KIP-734, needs 3.0)"}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -74,8 +75,14 @@ func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPar
 							off = p.OldStyleOffsets[0]
 						}
 					}
+					code := p.ErrorCode
+					if ts == MaxTimestamp && resp.Version < 7 {
+						// A broker before Kafka 3.0 (ListOffsets < v7) reads
+						// -3 as a time, and answers the first record.
+						code = kerr.UnsupportedVersion.Code
+					}
 					out = append(out, PartAnswer[OffsetAnswer]{
-						TP: TopicPartition{t.Topic, p.Partition}, Code: p.ErrorCode,
+						TP: TopicPartition{t.Topic, p.Partition}, Code: code,
 						Value: OffsetAnswer{Offset: off, Timestamp: p.Timestamp},
 					})
 				}
