@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,6 +33,12 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 		return out, nil
 	}
 	since := s.Now().Add(-time.Minute).UnixMilli()
+	// Bounded like the sizes: a leader that does not answer (a stopped
+	// broker that still leads) leaves its partitions' rates NULL instead
+	// of holding up, or failing, a statement whose rows are the metadata.
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, writeRatesAttempt)
+	defer cancel()
 	var (
 		at, maxTS           map[kafka.TopicPartition]kafka.OffsetAnswer
 		afail, mfail, lfail map[kafka.TopicPartition]*kafka.PartitionError
@@ -44,6 +51,15 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
 	}
 	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, err
+	}
+	// Past the bound: what did not answer is missing, per partition.
+	afail, aerr = unanswered(m, parts, at, afail, aerr)
+	mfail, merr = unanswered(m, parts, maxTS, mfail, merr)
+	if lerr != nil {
+		lfail, lerr = unanswered(m, parts, latest, lfail, lerr)
+	}
 	if err := errors.Join(aerr, merr, lerr); err != nil {
 		return nil, err
 	}
@@ -136,4 +152,34 @@ func (w *writeRates) notes() []string {
 		return nil
 	}
 	return []string{"last_write is NULL where the leader is older than Kafka 3.0 (ListOffsets MAX_TIMESTAMP, KIP-734, needs 3.0)"}
+}
+
+// writeRatesAttempt bounds the write rates' ListOffsets, as the sizes'
+// DescribeLogDirs are bounded.
+const writeRatesAttempt = 10 * time.Second
+
+// unanswered turns a ListOffsets cut short by writeRatesAttempt into a
+// failure of each partition it did not answer; any other error stays.
+func unanswered(m *kafka.Metadata, parts []kafka.TopicPartition, got map[kafka.TopicPartition]kafka.OffsetAnswer, failed map[kafka.TopicPartition]*kafka.PartitionError, err error) (map[kafka.TopicPartition]*kafka.PartitionError, error) {
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return failed, err
+	}
+	if failed == nil {
+		failed = map[kafka.TopicPartition]*kafka.PartitionError{}
+	}
+	for _, tp := range parts {
+		if _, ok := got[tp]; ok {
+			continue
+		}
+		if _, ok := failed[tp]; !ok {
+			pe := &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
+				Err: fmt.Errorf("no answer within %s", writeRatesAttempt)}
+			plan, _ := kafka.PlanLeaders("ListOffsets", m, []kafka.TopicPartition{tp})
+			for id := range plan {
+				pe.Broker, pe.Addr = id, m.Addr(id)
+			}
+			failed[tp] = pe
+		}
+	}
+	return failed, nil
 }
