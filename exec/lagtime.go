@@ -26,6 +26,7 @@ type lagTimes struct {
 	gone    map[groupCommit]kafka.RecordAt
 	missing []error              // partitions whose leader could not be read
 	failed  map[groupCommit]bool // the commits those partitions hold
+	denied  map[string]bool      // topics whose records the principal may not read
 }
 
 // readLagTimes reads the records at the committed offsets: one Fetch per
@@ -35,7 +36,7 @@ type lagTimes struct {
 // layered, the k-th distinct offset of every partition in the k-th layer,
 // and the layers are read concurrently.
 func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed map[string]map[kafka.TopicPartition]int64, ends map[kafka.TopicPartition]kafka.OffsetAnswer) (*lagTimes, error) {
-	out := &lagTimes{ms: map[groupCommit]int64{}, gone: map[groupCommit]kafka.RecordAt{}, failed: map[groupCommit]bool{}}
+	out := &lagTimes{ms: map[groupCommit]int64{}, gone: map[groupCommit]kafka.RecordAt{}, failed: map[groupCommit]bool{}, denied: map[string]bool{}}
 	byOffset := map[kafka.TopicPartition]map[int64][]string{} // partition -> lagging offset -> groups
 	for g, offs := range committed {
 		for tp, off := range offs {
@@ -94,7 +95,15 @@ func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed
 					out.ms[gc] = max(now.Sub(ra.Timestamp).Milliseconds(), 0)
 				}
 			}
-			for tp := range failed {
+			for tp, pe := range failed {
+				if kafka.IsAuthorization(pe.Err) {
+					// Reading a record needs READ on the topic, which
+					// SHOW GROUPS' other columns do not: a NULL with a
+					// notice, not a failure.
+					out.denied[tp.Topic] = true
+					delete(failed, tp)
+					continue
+				}
 				for _, g := range byOffset[tp][layer[tp]] {
 					out.failed[groupCommit{g, tp}] = true
 				}
@@ -151,6 +160,14 @@ func (lt *lagTimes) goneNotes(column string, showGroup bool) []string {
 			who = fmt.Sprintf("group %q, ", gc.group)
 		}
 		notes = append(notes, fmt.Sprintf("%s is NULL for %s%s: the record at committed offset %d %s", column, who, gc.tp, ra.Offset, why))
+	}
+	if len(lt.denied) > 0 {
+		topics := make([]string, 0, len(lt.denied))
+		for t := range lt.denied {
+			topics = append(topics, t)
+		}
+		slices.Sort(topics)
+		notes = append(notes, fmt.Sprintf("%s is NULL where reading the record at the committed offset was not authorized (it needs READ on the topic): %s", column, strings.Join(topics, ", ")))
 	}
 	return notes
 }

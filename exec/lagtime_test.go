@@ -9,8 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
@@ -275,4 +277,45 @@ func TestLastWriteOnBrokersBeforeKafka3(t *testing.T) {
 		require.Equal(t, int64(0), r[column(res, "records_last_minute")], "an hour old: none in the last minute")
 	}
 	require.Contains(t, notes(res), "last_write is NULL where the leader is older than Kafka 3.0")
+}
+
+// TestLagInTimeNotAuthorizedToRead: reading the record at a committed
+// offset needs READ on the topic, which lag in offsets does not: lag_ms
+// and max_lag_ms are NULL with a notice, the result is not partial.
+func TestLagInTimeNotAuthorizedToRead(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 4)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 1, Offset: 0}))
+	require.NoError(t, err)
+	f.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		resp := req.ResponseKind().(*kmsg.FetchResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewFetchResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewFetchResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, res, err := run(t, f.sess, &lang.DescribeGroup{Group: "g"})
+	require.NoError(t, err, "not partial")
+	for _, r := range rows {
+		if r[1] == int64(1) {
+			require.Equal(t, int64(3), r[4], "lag in offsets is known")
+			require.Nil(t, r[column(res, "lag_ms")])
+		}
+	}
+	require.Contains(t, notes(res), "lag_ms is NULL where reading the record at the committed offset was not authorized (it needs READ on the topic): t")
+	groups, res, err := run(t, f.sess, &lang.ShowGroups{})
+	require.NoError(t, err, "not partial")
+	require.Len(t, groups, 1)
+	require.Nil(t, groups[0][column(res, "max_lag_ms")])
 }
