@@ -30,7 +30,9 @@ type groupInfo struct {
 // consumer protocol, which the classic DescribeGroups does not know, and
 // ListOffsets (one per leader broker) for the end of every committed
 // partition. lag is the sum of end - committed over the partitions the
-// group committed; NULL when it committed nothing.
+// group committed; NULL when it committed nothing. Then max_lag_ms: the
+// records at the lagging committed offsets, one Fetch per leader broker
+// for all groups (readLagTimes).
 func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.Result, error) {
 	match, err := likeMatcher(st.Like)
 	if err != nil {
@@ -274,6 +276,19 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 		if info.maxLagMs == nil || ms > *info.maxLagMs {
 			v := ms
 			info.maxLagMs = &v
+		}
+	}
+	// A lagging partition whose record is gone or unread is left out of
+	// the max; but a max of 0 would then say "caught up" of a group that
+	// is not: NULL instead.
+	for gc := range lt.gone {
+		if info := infos[gc.group]; info.maxLagMs != nil && *info.maxLagMs == 0 {
+			info.maxLagMs = nil
+		}
+	}
+	for gc := range lt.unread {
+		if info := infos[gc.group]; info.maxLagMs != nil && *info.maxLagMs == 0 {
+			info.maxLagMs = nil
 		}
 	}
 	return infos, missing, lt.goneNotes("max_lag_ms leaves out a partition: its lag_ms", true), nil

@@ -27,6 +27,7 @@ type lagTimes struct {
 	missing []error              // partitions whose leader could not be read
 	failed  map[groupCommit]bool // the commits those partitions hold
 	denied  map[string]bool      // topics whose records the principal may not read
+	unread  map[groupCommit]bool // lagging commits whose record was not read (denied)
 }
 
 // readLagTimes reads the records at the committed offsets: one Fetch per
@@ -36,7 +37,7 @@ type lagTimes struct {
 // layered, the k-th distinct offset of every partition in the k-th layer,
 // and the layers are read concurrently.
 func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed map[string]map[kafka.TopicPartition]int64, ends map[kafka.TopicPartition]kafka.OffsetAnswer) (*lagTimes, error) {
-	out := &lagTimes{ms: map[groupCommit]int64{}, gone: map[groupCommit]kafka.RecordAt{}, failed: map[groupCommit]bool{}, denied: map[string]bool{}}
+	out := &lagTimes{ms: map[groupCommit]int64{}, gone: map[groupCommit]kafka.RecordAt{}, failed: map[groupCommit]bool{}, denied: map[string]bool{}, unread: map[groupCommit]bool{}}
 	byOffset := map[kafka.TopicPartition]map[int64][]string{} // partition -> lagging offset -> groups
 	for g, offs := range committed {
 		for tp, off := range offs {
@@ -101,6 +102,9 @@ func (s *Session) readLagTimes(ctx context.Context, m *kafka.Metadata, committed
 					// SHOW GROUPS' other columns do not: a NULL with a
 					// notice, not a failure.
 					out.denied[tp.Topic] = true
+					for _, g := range byOffset[tp][layer[tp]] {
+						out.unread[groupCommit{g, tp}] = true
+					}
 					delete(failed, tp)
 					continue
 				}
