@@ -109,7 +109,7 @@ func TestLagInTime(t *testing.T) {
 		// The record at a committed offset deleted from below: NULL, and
 		// a note that says so.
 		deleted := group + "-deleted"
-		commitAt(t, b, deleted, topic, map[int32]int64{5: 1})
+		commitAt(t, b, deleted, topic, map[int32]int64{4: 10, 5: 1})
 		_, err := kadm.NewClient(kafkatest.Client(t, b)).DeleteRecords(ctxT(t), kadm.Offsets{topic: {5: {Topic: topic, Partition: 5, At: 2}}})
 		require.NoError(t, err)
 		rows, res = mustRun(t, s, &lang.DescribeGroup{Group: deleted})
@@ -119,6 +119,11 @@ func TestLagInTime(t *testing.T) {
 			}
 		}
 		require.Contains(t, notes(res), fmt.Sprintf("lag_ms is NULL for %s/5: the record at committed offset 1 was deleted", topic))
+		pattern = deleted
+		groups, res = mustRun(t, s, &lang.ShowGroups{Like: &pattern})
+		require.Len(t, groups, 1)
+		require.Nil(t, groups[0][column(res, "max_lag_ms")], "partition 4 caught up, partition 5 behind at a deleted record: unknown, never 0")
+		require.Contains(t, notes(res), fmt.Sprintf("max_lag_ms leaves out a partition: its lag_ms is NULL for group %q, %s/5", deleted, topic))
 	})
 }
 
