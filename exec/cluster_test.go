@@ -169,8 +169,8 @@ func TestStatementsOnBothBackends(t *testing.T) {
 			for g := range want {
 				rows, _ := mustRun(t, s, &lang.DescribeGroup{Group: g})
 				require.Len(t, rows, 6, "every partition of the committed topic")
-				require.Equal(t, result.Row{topic, int64(1), int64(4), int64(10), int64(6), nil, nil, nil}, rows[1])
-				require.Equal(t, result.Row{topic, int64(0), nil, int64(10), nil, nil, nil, nil}, rows[0])
+				require.Equal(t, result.Row{topic, int64(1), int64(4), int64(10), int64(6), nil, nil, nil}, rows[1][:8])
+				require.Equal(t, result.Row{topic, int64(0), nil, int64(10), nil, nil, nil, nil, nil}, rows[0])
 				break
 			}
 			_, _, err := run(t, s, &lang.DescribeGroup{Group: topic + "-nope"})

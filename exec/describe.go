@@ -113,7 +113,7 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 var describeGroupCols = []result.Column{
 	col("topic", result.String), col("partition", result.Int), col("committed_offset", result.Int),
 	col("end_offset", result.Int), col("lag", result.Int), col("member_id", result.String),
-	col("client_id", result.String), col("host", result.String),
+	col("client_id", result.String), col("host", result.String), col("lag_ms", result.Int),
 }
 
 type groupMember struct{ memberID, clientID, host string }
@@ -207,9 +207,14 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 			return nil, fmt.Errorf("end offsets for group %q: %w", group, err)
 		}
 	}
+	// Lag in time: one Fetch per leader broker for the lagging partitions.
+	lt, err := s.readLagTimes(ctx, m, map[string]map[kafka.TopicPartition]int64{group: committed}, ends)
+	if err != nil {
+		return nil, fmt.Errorf("lag in time for group %q: %w", group, err)
+	}
 	rows := make([]result.Row, 0, len(parts))
 	for _, tp := range parts {
-		var co, end, lag, mid, cid, host any
+		var co, end, lag, mid, cid, host, lagMs any
 		if off, ok := committed[tp]; ok {
 			co = off
 		}
@@ -222,11 +227,15 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		if o, ok := owners[tp]; ok {
 			mid, cid, host = o.memberID, o.clientID, o.host
 		}
-		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), co, end, lag, mid, cid, host})
+		if ms, ok := lt.ms[groupCommit{group, tp}]; ok {
+			lagMs = ms
+		}
+		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), co, end, lag, mid, cid, host, lagMs})
 	}
 	res := result.NewSlice(describeGroupCols, rows)
-	if len(efail) > 0 {
-		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE GROUP %q (end offsets of some partitions)", group), Missing: partitionErrors(efail)}
+	res.Notes = lt.goneNotes("lag_ms", false)
+	if missing := append(partitionErrors(efail), lt.missing...); len(missing) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE GROUP %q (end offsets or lag in time of some partitions)", group), Missing: missing}
 	}
 	return res, nil
 }

@@ -322,7 +322,9 @@ func TestShowGroupsWaitsForABrokerLoadingItsGroups(t *testing.T) {
 func TestDescribeGroup(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "t", 3)
-	f.produce(t, "t", 3, 10)
+	recs := f.produce(t, "t", 3, 10)
+	now := time.Now().Truncate(time.Millisecond)
+	f.sess.Now = func() time.Time { return now }
 	_, err := f.adm.CommitOffsets(ctxT(t), "billing", kadm.OffsetsFromRecords(
 		kgo.Record{Topic: "t", Partition: 0, Offset: 3}, kgo.Record{Topic: "t", Partition: 2, Offset: 9}))
 	require.NoError(t, err)
@@ -332,10 +334,10 @@ func TestDescribeGroup(t *testing.T) {
 
 	rows, _ := mustRun(t, f.sess, &lang.DescribeGroup{Group: "billing"})
 	require.Equal(t, []result.Row{
-		{"t", int64(0), int64(4), int64(10), int64(6), nil, nil, nil},
-		{"t", int64(1), nil, int64(10), nil, nil, nil, nil},
-		{"t", int64(2), int64(10), int64(10), int64(0), nil, nil, nil},
-	}, rows, "a partition with nothing committed has NULL committed offset and lag")
+		{"t", int64(0), int64(4), int64(10), int64(6), nil, nil, nil, now.Sub(recs[4*3+0].Timestamp).Milliseconds()},
+		{"t", int64(1), nil, int64(10), nil, nil, nil, nil, nil},
+		{"t", int64(2), int64(10), int64(10), int64(0), nil, nil, nil, int64(0)},
+	}, rows, "a partition with nothing committed has NULL committed offset, lag and lag_ms; lag_ms is the age of the record at the committed offset")
 }
 
 func TestDescribeGroupCoordinatorMovedIsRefound(t *testing.T) {
@@ -538,8 +540,8 @@ func TestShowTopicsBrokersCluster(t *testing.T) {
 	f.spread(t, "orders", 6)
 	f.spread(t, "orders.v2", 1)
 	rows, _ := mustRun(t, f.sess, &lang.ShowTopics{})
-	require.Equal(t, []result.Row{{"orders", int64(6), int64(3), false, int64(0), int64(0), int64(0), int64(0)},
-		{"orders.v2", int64(1), int64(3), false, int64(0), int64(0), int64(0), int64(0)}}, rows, "empty topics: 0 bytes, as every broker reports")
+	require.Equal(t, []result.Row{{"orders", int64(6), int64(3), false, int64(0), int64(0), int64(0), int64(0), int64(0), nil},
+		{"orders.v2", int64(1), int64(3), false, int64(0), int64(0), int64(0), int64(0), int64(0), nil}}, rows, "empty topics: 0 bytes, as every broker reports; no records in the last minute, no last write")
 	glob := "*.v2"
 	rows, _ = mustRun(t, f.sess, &lang.ShowTopics{Like: &glob})
 	require.Len(t, rows, 1)

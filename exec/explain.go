@@ -55,6 +55,37 @@ func (p *planner) leaders(api string, m *kafka.Metadata, parts []kafka.TopicPart
 	}
 }
 
+// leadersLabelled is leaders with each broker's partitions named after
+// what is asked of them (one ListOffsets kind among several in a step).
+func (p *planner) leadersLabelled(api, label string, m *kafka.Metadata, parts []kafka.TopicPartition, sameStep bool) {
+	plan, failed := kafka.PlanLeaders(api, m, parts)
+	if len(plan) == 0 && len(failed) == 0 {
+		return
+	}
+	if sameStep {
+		p.step--
+	}
+	byBroker := map[int32][]string{}
+	for id, tps := range plan {
+		byBroker[id] = []string{label + ": " + tpList(tps)}
+	}
+	p.perBroker(api, m, byBroker)
+	for _, pe := range kafka.SortedPartitionErrors(failed) {
+		p.rows = append(p.rows, result.Row{p.step, api, nil, "no leader", fmt.Sprintf("%s/%d", pe.Topic, pe.Partition)})
+	}
+}
+
+// explainWriteRates lists the ListOffsets of records_last_minute and
+// last_write; withLatest adds the latest offsets they count from.
+func explainWriteRates(p *planner, m *kafka.Metadata, parts []kafka.TopicPartition, withLatest, sameStep bool) {
+	if withLatest {
+		p.leadersLabelled("ListOffsets", "latest offset", m, parts, sameStep)
+		sameStep = true
+	}
+	p.leadersLabelled("ListOffsets", "offset at now-60s (records_last_minute)", m, parts, sameStep)
+	p.leadersLabelled("ListOffsets", "max timestamp (last_write)", m, parts, true)
+}
+
 // explain prints the plan of a statement without running it: which request
 // goes to which broker, carrying which partitions or groups. It reads
 // metadata (and finds coordinators) to know the routes.
@@ -87,7 +118,8 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 				parts = append(parts, partitionsOf(m.Topics[name])...)
 			}
 		}
-		explainSizes(p, m, parts, false)
+		explainWriteRates(p, m, parts, true, false)
+		explainSizes(p, m, parts, len(parts) > 0) // concurrently with the write rates
 	case *lang.ShowBrokers:
 		p.any("Metadata", "brokers")
 	case *lang.ShowCluster:
@@ -106,6 +138,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.rows = append(p.rows,
 			result.Row{p.step, "ConsumerGroupDescribe", nil, "each group's coordinator", "groups of the new consumer protocol, if any"},
 			result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "every committed partition, one request per leader broker"})
+		p.step++
+		p.rows = append(p.rows, result.Row{p.step, "Fetch", nil, "each lagging partition's leader",
+			"the record at every lagging committed offset (max_lag_ms), all groups at once: one request per leader broker, one more per further group at another offset of the same partition"})
 	case *lang.ShowPartitions:
 		what := "all topics"
 		if x.Topic != nil {
@@ -125,6 +160,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.step--
 		p.leaders("ListOffsets", m, parts) // both bounds in the same step, concurrently
 		explainSizes(p, m, parts, true)    // and the replicas' sizes
+		explainWriteRates(p, m, parts, false, false)
 	case *lang.DescribeTopic:
 		t, err := topic(x.Topic)
 		if err != nil {
@@ -152,6 +188,8 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.any("Metadata", "all topics")
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions"})
+		p.step++
+		p.rows = append(p.rows, result.Row{p.step, "Fetch", nil, "each lagging partition's leader", "the record at the committed offset of each lagging partition (lag_ms), one request per leader broker"})
 	case *lang.Consume:
 		t, err := topic(x.Topic)
 		if err != nil {

@@ -47,6 +47,20 @@ func TestExplainEveryStatementRunsNothing(t *testing.T) {
 			switch name {
 			case "show groups":
 				require.Equal(t, 3, strings.Count(strings.Join(apis, " "), "ListGroups"), "one per broker")
+				require.Contains(t, apis, "Fetch", "the records at the lagging committed offsets (max_lag_ms)")
+			case "describe group":
+				require.Contains(t, apis, "Fetch", "the records at the lagging committed offsets (lag_ms)")
+			case "show topics":
+				// t's partitions are led by brokers 0, 1 and 2: the write
+				// rates' three ListOffsets go to each, in one step.
+				per := map[string]int{}
+				for _, r := range rows {
+					if r[1] == "ListOffsets" {
+						per[fmt.Sprint(r[2])]++
+						require.Equal(t, int64(2), r[0], "concurrently with the sizes")
+					}
+				}
+				require.Equal(t, map[string]int{"0": 3, "1": 3, "2": 3}, per)
 			case "consume":
 				require.Contains(t, apis, "Fetch")
 			case "produce":

@@ -30,7 +30,9 @@ type groupInfo struct {
 // consumer protocol, which the classic DescribeGroups does not know, and
 // ListOffsets (one per leader broker) for the end of every committed
 // partition. lag is the sum of end - committed over the partitions the
-// group committed; NULL when it committed nothing.
+// group committed; NULL when it committed nothing. Then max_lag_ms: the
+// records at the lagging committed offsets, one Fetch per leader broker
+// for all groups (readLagTimes).
 func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.Result, error) {
 	match, err := likeMatcher(st.Like)
 	if err != nil {
@@ -59,14 +61,15 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 	}
 	res := result.NewSlice(showGroupsCols, nil)
 	if len(groups) > 0 {
-		infos, more, err := s.groupDetails(ctx, names)
+		infos, more, lagNotes, err := s.groupDetails(ctx, names)
 		if err != nil {
 			return nil, err
 		}
 		missing = append(missing, more...)
+		res.Notes = append(res.Notes, lagNotes...)
 		for _, g := range groups {
 			info := infos[g.name]
-			var state, members, lag any
+			var state, members, lag, maxLagMs any
 			if g.state != "" {
 				state = g.state
 			}
@@ -76,12 +79,15 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 			if len(info.committed) > 0 && !info.failed {
 				lag = info.lag
 			}
+			if info.maxLagMs != nil && !info.failed {
+				maxLagMs = *info.maxLagMs
+			}
 			topics := make([]string, 0, len(info.topics))
 			for t := range info.topics {
 				topics = append(topics, t)
 			}
 			slices.Sort(topics)
-			res.Rows = append(res.Rows, result.Row{g.name, state, g.protocolType, int64(g.coordinator), members, strings.Join(topics, ","), lag})
+			res.Rows = append(res.Rows, result.Row{g.name, state, g.protocolType, int64(g.coordinator), members, strings.Join(topics, ","), lag, maxLagMs})
 		}
 	}
 	if len(missing) > 0 {
@@ -95,10 +101,11 @@ func (s *Session) showGroups(ctx context.Context, st *lang.ShowGroups) (result.R
 
 type groupDetail struct {
 	groupInfo
-	lag int64
+	lag      int64
+	maxLagMs *int64 // the largest lag_ms of its committed partitions whose record could be read
 }
 
-func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]*groupDetail, []error, error) {
+func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]*groupDetail, []error, []string, error) {
 	infos := make(map[string]*groupDetail, len(names))
 	for _, n := range names {
 		infos[n] = &groupDetail{groupInfo: groupInfo{topics: map[string]bool{}}}
@@ -127,7 +134,7 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 	wg.Go(func() { offsets, ofail, oerr = s.fetchOffsets(ctx, names) })
 	wg.Wait()
 	if err := errors.Join(merr, derr, oerr); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	idNames := make(map[[16]byte]string, len(m.Topics))
 	for name, t := range m.Topics {
@@ -230,7 +237,7 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 	}
 	wg.Wait()
 	if err := errors.Join(lerr, cerr); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	missing = append(missing, partitionErrors(efail)...)
 	for _, info := range infos {
@@ -243,7 +250,48 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 			info.lag += max(end.Offset-off, 0)
 		}
 	}
-	return infos, missing, nil
+
+	// Step 3: lag in time, one Fetch per leader broker for every lagging
+	// partition of every group (see readLagTimes).
+	committed := make(map[string]map[kafka.TopicPartition]int64, len(infos))
+	for n, info := range infos {
+		if len(info.committed) > 0 && !info.failed {
+			committed[n] = info.committed
+		}
+	}
+	lt, err := s.readLagTimes(ctx, m, committed, ends)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	missing = append(missing, lt.missing...)
+	unknown := map[string]bool{} // a lagging partition's record could not be read: the max is unknown
+	for gc := range lt.failed {
+		unknown[gc.group] = true
+	}
+	for gc, ms := range lt.ms {
+		if unknown[gc.group] {
+			continue
+		}
+		info := infos[gc.group]
+		if info.maxLagMs == nil || ms > *info.maxLagMs {
+			v := ms
+			info.maxLagMs = &v
+		}
+	}
+	// A lagging partition whose record is gone or unread is left out of
+	// the max; but a max of 0 would then say "caught up" of a group that
+	// is not: NULL instead.
+	for gc := range lt.gone {
+		if info := infos[gc.group]; info.maxLagMs != nil && *info.maxLagMs == 0 {
+			info.maxLagMs = nil
+		}
+	}
+	for gc := range lt.unread {
+		if info := infos[gc.group]; info.maxLagMs != nil && *info.maxLagMs == 0 {
+			info.maxLagMs = nil
+		}
+	}
+	return infos, missing, lt.goneNotes("max_lag_ms leaves out a partition: its lag_ms", true), nil
 }
 
 // describeGroups asks DescribeGroups for many groups: one request per

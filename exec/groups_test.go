@@ -79,7 +79,7 @@ func TestDescribeGroupShowsLiveMembers(t *testing.T) {
 	}
 	groups, _ := mustRun(t, f.sess, &lang.ShowGroups{})
 	// members 1, the topic it reads, lag 0.
-	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live")), int64(1), "t", int64(0)}}, groups)
+	require.Equal(t, []result.Row{{"live", "Stable", "consumer", int64(f.CoordinatorFor("live")), int64(1), "t", int64(0), int64(0)}}, groups)
 }
 
 // consumeOnce joins a consumer group with a real kgo consumer, polls every

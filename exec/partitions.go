@@ -17,6 +17,7 @@ var showPartitionsCols = []result.Column{
 	col("under_replicated", result.Bool), col("earliest_offset", result.Int), col("latest_offset", result.Int),
 	col("messages", result.Int), col("internal", result.Bool),
 	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
+	col("records_last_minute", result.Int), col("last_write", result.Time),
 }
 
 // showPartitions is one row per partition of the cluster (or of one
@@ -55,7 +56,9 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 		earliest, latest map[kafka.TopicPartition]kafka.OffsetAnswer
 		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
 		eerr, lerr, serr error
+		rerr             error
 		sizes            replicaSizes
+		rates            = &writeRates{}
 		wg               sync.WaitGroup
 	)
 	if len(parts) > 0 {
@@ -63,6 +66,14 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
 		wg.Go(func() { sizes, serr = s.sizeReplicas(ctx, m, parts) })
 		wg.Wait()
+		// The write rates after the latest offsets they count from: two
+		// more ListOffsets per leader broker, concurrently.
+		if lerr == nil {
+			rates, rerr = s.readWriteRates(ctx, m, parts, latest)
+		}
+	}
+	if rerr != nil {
+		return nil, rerr
 	}
 	if serr != nil {
 		return nil, serr
@@ -102,14 +113,15 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 			if v, ok := sizes.total[tp]; ok {
 				total = v
 			}
+			recent, last := rates.partition(tp)
 			rows = append(rows, result.Row{name, int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR),
-				p.Leader < 0, len(p.ISR) < len(p.Replicas), lo, hi, n, t.Internal, size, total})
+				p.Leader < 0, len(p.ISR) < len(p.Replicas), lo, hi, n, t.Internal, size, total, recent, last})
 		}
 	}
 	res := result.NewSlice(showPartitionsCols, rows)
-	res.Notes = sizes.offlineNote()
+	res.Notes = append(sizes.offlineNote(), rates.notes()...)
 	res.Warns = sizes.warnings()
-	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
+	if missing := onePerPartition(append(append(partitionErrors(efail), partitionErrors(lfail)...), rates.missing...)); len(missing) > 0 {
 		what := "SHOW PARTITIONS (offsets of some partitions)"
 		if st.Topic != nil {
 			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets of some partitions)", *st.Topic)
@@ -117,4 +129,23 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 		res.Failure = &result.PartialError{What: what, Missing: missing}
 	}
 	return res, nil
+}
+
+// onePerPartition keeps the first error of each partition: a partition
+// with no leader fails every ListOffsets the statement sends, and one line
+// says so.
+func onePerPartition(errs []error) []error {
+	seen := map[kafka.TopicPartition]bool{}
+	var out []error
+	for _, err := range errs {
+		if pe, ok := err.(*kafka.PartitionError); ok {
+			tp := kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition}
+			if seen[tp] {
+				continue
+			}
+			seen[tp] = true
+		}
+		out = append(out, err)
+	}
+	return out
 }

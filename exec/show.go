@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -20,6 +21,7 @@ var showTopicsCols = []result.Column{
 	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
 	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
 	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
+	col("records_last_minute", result.Int), col("last_write", result.Time),
 }
 
 func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.Result, error) {
@@ -39,8 +41,19 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 			parts = append(parts, partitionsOf(m.Topics[name])...)
 		}
 	}
-	sizes, err := s.sizeReplicas(ctx, m, parts)
-	if err != nil {
+	// And the write rates: three ListOffsets per leader broker (the
+	// latest offset, the offset at now-60s, the max timestamp), all
+	// concurrently with the sizes.
+	var (
+		sizes      replicaSizes
+		rates      *writeRates
+		serr, rerr error
+		wg         sync.WaitGroup
+	)
+	wg.Go(func() { sizes, serr = s.sizeReplicas(ctx, m, parts) })
+	wg.Go(func() { rates, rerr = s.readWriteRates(ctx, m, parts, nil) })
+	wg.Wait()
+	if err := errors.Join(serr, rerr); err != nil {
 		return nil, err
 	}
 	var rows []result.Row
@@ -61,11 +74,12 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 				under++
 			}
 		}
-		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total})
+		n, last := rates.topic(partitionsOf(t))
+		rows = append(rows, result.Row{name, int64(len(t.Partitions)), int64(rf), t.Internal, under, offline, size, total, n, last})
 	}
 	res := result.NewSlice(showTopicsCols, rows)
-	res.Notes = sizes.offlineNote()
-	res.Warns = sizes.warnings()
+	res.Notes = append(sizes.offlineNote(), rates.notes()...)
+	res.Warns = append(sizes.warnings(), rates.warning()...)
 	return res, nil
 }
 
@@ -140,7 +154,7 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 
 var showGroupsCols = []result.Column{
 	col("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int),
-	col("members", result.Int), col("topics", result.String), col("lag", result.Int),
+	col("members", result.Int), col("topics", result.String), col("lag", result.Int), col("max_lag_ms", result.Int),
 }
 
 type listedGroup struct {

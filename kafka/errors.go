@@ -135,6 +135,10 @@ func IsAuthorization(err error) bool {
 	return false
 }
 
+// IsUnsupportedVersion reports whether err is a broker's
+// UNSUPPORTED_VERSION: it is too old for what was asked.
+func IsUnsupportedVersion(err error) bool { return errors.Is(err, kerr.UnsupportedVersion) }
+
 // brokerMessage is a Kafka error with the explanation the broker sent
 // along (the ErrorMessage of newer responses), which often names the
 // reason better than the code does.

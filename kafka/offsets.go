@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -10,6 +12,9 @@ import (
 const (
 	Earliest int64 = -2
 	Latest   int64 = -1
+	// MaxTimestamp (KIP-734, ListOffsets v7+, Kafka 3.0+) answers the
+	// offset and timestamp of the record with the greatest timestamp.
+	MaxTimestamp int64 = -3
 )
 
 // OffsetAnswer is one partition's ListOffsets answer. Offset is -1 when a
@@ -24,8 +29,19 @@ type OffsetAnswer struct {
 // readCommitted, Latest is the last stable offset (the end a read_committed
 // consumer reaches), not the high watermark.
 func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPartition, ts int64, readCommitted bool) (map[TopicPartition]OffsetAnswer, map[TopicPartition]*PartitionError, error) {
+	var item func(TopicPartition) string
+	switch {
+	case ts == MaxTimestamp:
+		item = func(tp TopicPartition) string { return tp.String() + "@max_timestamp" }
+	case ts >= 0:
+		// A by-time lookup names its time in \trace, so the lookups of
+		// one statement can be told apart.
+		at := time.UnixMilli(ts).UTC().Format(time.RFC3339Nano)
+		item = func(tp TopicPartition) string { return tp.String() + "@" + at }
+	}
 	return Leaders(ctx, c, m, parts, LeaderRequest[OffsetAnswer]{
-		API: "ListOffsets",
+		API:  "ListOffsets",
+		Item: item,
 		Build: func(bparts []TopicPartition) kmsg.Request {
 			req := kmsg.NewPtrListOffsetsRequest()
 			req.ReplicaID = -1
@@ -59,8 +75,14 @@ func (c *Cluster) ListOffsets(ctx context.Context, m *Metadata, parts []TopicPar
 							off = p.OldStyleOffsets[0]
 						}
 					}
+					code := p.ErrorCode
+					if ts == MaxTimestamp && resp.Version < 7 {
+						// A broker before Kafka 3.0 (ListOffsets < v7) reads
+						// -3 as a time, and answers the first record.
+						code = kerr.UnsupportedVersion.Code
+					}
 					out = append(out, PartAnswer[OffsetAnswer]{
-						TP: TopicPartition{t.Topic, p.Partition}, Code: p.ErrorCode,
+						TP: TopicPartition{t.Topic, p.Partition}, Code: code,
 						Value: OffsetAnswer{Offset: off, Timestamp: p.Timestamp},
 					})
 				}

@@ -11,16 +11,19 @@ type HelpEntry struct {
 const metaSuffix = " [WHERE expr] [ORDER BY expr [ASC|DESC], ...] [LIMIT n]"
 
 var statementHelp = []HelpEntry{
-	{"SHOW TOPICS", "SHOW TOPICS [LIKE 'glob']" + metaSuffix + "\n  glob: * or % any run, ? or _ one character", "SHOW TOPICS LIKE 'orders*' WHERE partitions > 3"},
-	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']" + metaSuffix + "  (alias SHOW CONSUMERS)\n  columns: group, state, protocol_type, coordinator, members, topics, lag",
+	{"SHOW TOPICS", "SHOW TOPICS [LIKE 'glob']" + metaSuffix + "\n  glob: * or % any run, ? or _ one character" +
+		"\n  records_last_minute (offsets written since now-60s, by record timestamp), last_write (the newest record's timestamp)",
+		"SHOW TOPICS LIKE 'orders*' WHERE partitions > 3"},
+	{"SHOW GROUPS", "SHOW GROUPS [LIKE 'glob']" + metaSuffix + "  (alias SHOW CONSUMERS)\n  columns: group, state, protocol_type, coordinator, members, topics, lag,\n  max_lag_ms (the largest lag_ms of its partitions: how far behind in time)",
 		"SHOW GROUPS WHERE lag > 1000 ORDER BY lag DESC LIMIT 10"},
 	{"SHOW PARTITIONS", "SHOW PARTITIONS [OF topic] [LIKE 'glob']" + metaSuffix +
-		"\n  columns: topic, partition, leader, replicas, in_sync_replicas, offline, under_replicated, earliest_offset, latest_offset, messages, internal,\n  size_bytes (the leader replica's), replicas_size_bytes (all replicas')",
+		"\n  columns: topic, partition, leader, replicas, in_sync_replicas, offline, under_replicated, earliest_offset, latest_offset, messages, internal,\n  size_bytes (the leader replica's), replicas_size_bytes (all replicas'),\n  records_last_minute, last_write",
 		"SHOW PARTITIONS WHERE in_sync_replicas < replicas"},
 	{"SHOW BROKERS", "SHOW BROKERS" + metaSuffix, "SHOW BROKERS"},
 	{"SHOW CLUSTER", "SHOW CLUSTER" + metaSuffix, "SHOW CLUSTER"},
 	{"DESCRIBE TOPIC", "DESCRIBE TOPIC name" + metaSuffix + "  (alias DESC)", "DESCRIBE TOPIC orders"},
-	{"DESCRIBE GROUP", "DESCRIBE GROUP name" + metaSuffix + "  (alias DESC)", "DESC GROUP billing"},
+	{"DESCRIBE GROUP", "DESCRIBE GROUP name" + metaSuffix + "  (alias DESC)" +
+		"\n  lag_ms: now minus the timestamp of the first record not consumed (the one at the committed offset)", "DESC GROUP billing"},
 	{"CONSUME", "CONSUME [FROM] name {clause}  |  SELECT * FROM name {clause}  |  SELECT expr [AS name], ... FROM name {clause}\n" +
 		"  clause := FROM start | PARTITION n | PARTITION (n, ...) | PARTITION FOR KEY 'k' | WHERE expr\n" +
 		"          | GROUP BY expr, ... | ORDER BY expr [ASC|DESC], ... | LIMIT n | LIMIT ALL | SKIP n | FOLLOW\n" +

@@ -5,14 +5,14 @@ package lang
 // columns (exec tests compare them), so a misspelt column is a syntax error
 // that kql --check finds without a cluster.
 var metaColumns = map[string][]string{
-	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline", "size_bytes", "replicas_size_bytes"},
+	"SHOW TOPICS":     {"topic", "partitions", "replication_factor", "internal", "under_replicated", "offline", "size_bytes", "replicas_size_bytes", "records_last_minute", "last_write"},
 	"SHOW BROKERS":    {"node_id", "host", "port", "rack"},
 	"SHOW CLUSTER":    {"property", "value"},
-	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag"},
-	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal", "size_bytes", "replicas_size_bytes"},
+	"SHOW GROUPS":     {"group", "state", "protocol_type", "coordinator", "members", "topics", "lag", "max_lag_ms"},
+	"SHOW PARTITIONS": {"topic", "partition", "leader", "replicas", "in_sync_replicas", "offline", "under_replicated", "earliest_offset", "latest_offset", "messages", "internal", "size_bytes", "replicas_size_bytes", "records_last_minute", "last_write"},
 	"DESCRIBE TOPIC":  {"partition", "leader", "replicas", "in_sync_replicas", "earliest_offset", "latest_offset", "messages", "lso", "lso_lag"},
 	"SHOW CONFIGS":    {"name", "value", "source", "sensitive", "read_only"},
-	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host"},
+	"DESCRIBE GROUP":  {"topic", "partition", "committed_offset", "end_offset", "lag", "member_id", "client_id", "host", "lag_ms"},
 
 	"SHOW SHARE GROUPS":    {"group", "state", "coordinator", "members", "topics", "lag"},
 	"DESCRIBE SHARE GROUP": {"topic", "partition", "start_offset", "end_offset", "lag", "members", "member_ids", "client_ids"},
