@@ -103,7 +103,11 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 	}
 
 	prog = a.startProgress(res)
-	rows, err := renderResult(prog.writer(a.out), prog.result(), a.renderOptions())
+	draw := renderResult
+	if a.sink != nil {
+		draw = a.sink // \watch draws its trends
+	}
+	rows, err := draw(prog.writer(a.out), prog.result(), a.renderOptions())
 	prog.stop()
 	elapsed := time.Since(start)
 
