@@ -37,6 +37,7 @@ func metaCommands() []metaCommand {
 		{"x", "[on|off]", "toggle expanded output (one column | value block per row) for the table format", (*app).metaExpanded},
 		{"timing", "[on|off]", "toggle printing each statement's run time", (*app).metaTiming},
 		{"trace", "[on|off]", "toggle printing each broker request (api, broker, partitions or groups, duration, error)", (*app).metaTrace},
+		{"pager", "[on|off|always]", "results taller than the terminal go through $KQL_PAGER or $PAGER (default less -FRSX): on (the default), off, always; no argument toggles on and off", (*app).metaPager},
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
