@@ -471,7 +471,13 @@ func (t *Tracker) write(w io.Writer, layout []gridCol, cells [][]gridCell, opt O
 		fmt.Fprintf(&b, ", %d not shown: the terminal is %d lines high", hidden, opt.Height)
 	}
 	if t.refresh > 1 {
-		fmt.Fprintf(&b, "; %d refreshes in %s", t.refresh, t.last.Sub(t.first).Round(time.Second))
+		span := t.last.Sub(t.first)
+		if span < 10*time.Second {
+			span = span.Round(100 * time.Millisecond)
+		} else {
+			span = span.Round(time.Second)
+		}
+		fmt.Fprintf(&b, "; %d refreshes in %s", t.refresh, span)
 	}
 	b.WriteString(")\n")
 	_, err := io.WriteString(w, b.String())
