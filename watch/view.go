@@ -468,7 +468,7 @@ func (t *Tracker) write(w io.Writer, layout []gridCol, cells [][]gridCell, opt O
 	n := len(t.order) + t.more
 	b.WriteString("(" + strconv.Itoa(n) + " " + plural(n, "row", "rows"))
 	if hidden := len(cells) - shown + t.more; hidden > 0 {
-		fmt.Fprintf(&b, ", %d not shown: the terminal is %d lines high", hidden, opt.Height)
+		fmt.Fprintf(&b, ", %d not shown: the terminal is not tall enough", hidden)
 	}
 	if t.refresh > 1 {
 		span := t.last.Sub(t.first)

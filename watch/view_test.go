@@ -190,7 +190,7 @@ func TestTrackerRowsPastTheHeightAreCounted(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != 9 {
 		t.Errorf("height 10: want 9 lines (room for the cursor), got %d:\n%s", n, out)
 	}
-	if !strings.Contains(out, "(20 rows, 14 not shown: the terminal is 10 lines high)") {
+	if !strings.Contains(out, "(20 rows, 14 not shown: the terminal is not tall enough)") {
 		t.Errorf("footer:\n%s", out)
 	}
 }
