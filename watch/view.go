@@ -25,7 +25,7 @@ const sparkRunes = "▁▂▃▄▅▆▇█"
 
 // sparkWidths are the sparkline lengths tried, longest first, before
 // sparklines are dropped for a narrow terminal.
-var sparkWidths = []int{30, 20, 10}
+var sparkWidths = []int{Depth, 30, 20, 10}
 
 const (
 	ansiReset  = "\x1b[0m"

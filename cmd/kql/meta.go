@@ -41,7 +41,7 @@ func metaCommands() []metaCommand {
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
-		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C", (*app).metaWatch},
+		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C, with a sparkline and a rate per number and a status per consumer group", (*app).metaWatch},
 		{"set", "[confirm on|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP, GRANT, DENY and the EXECUTE forms (default on)", (*app).metaSet},
 		{"connect", "BOOTSTRAP", "connect to another cluster (host:port,...), with the same TLS and SASL settings", (*app).metaConnect},
 	}
