@@ -10,6 +10,7 @@ import (
 	osexec "os/exec"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kql-dev/kql/lang"
 )
@@ -85,6 +86,8 @@ type pagingWriter struct {
 	cmd    *osexec.Cmd
 	pipe   io.WriteCloser
 	quit   bool // the pager ended before the result did (q in less)
+	// release prints what is held if the screenful does not come soon.
+	release *time.Timer
 }
 
 func (a *app) newPagingWriter() *pagingWriter {
@@ -114,6 +117,12 @@ func (pw *pagingWriter) Write(p []byte) (int, error) {
 	case pw.direct:
 		return pw.term.Write(p)
 	}
+	if pw.buf.Len() == 0 && pw.limit > 0 {
+		// A result that trickles (a csv CONSUME waiting for records)
+		// is not held back for long: what came is shown, and the rest
+		// streams to the terminal.
+		pw.release = time.AfterFunc(holdFor, pw.printHeld)
+	}
 	pw.buf.Write(p)
 	pw.lines += bytes.Count(p, []byte{'\n'})
 	if pw.lines >= pw.limit {
@@ -122,8 +131,25 @@ func (pw *pagingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// holdFor is how long the first lines wait for the rest of a screenful.
+const holdFor = time.Second
+
+func (pw *pagingWriter) printHeld() {
+	pw.mu.Lock()
+	defer pw.mu.Unlock()
+	if pw.cmd != nil || pw.direct {
+		return
+	}
+	pw.direct = true
+	pw.term.Write(pw.buf.Bytes())
+	pw.buf = bytes.Buffer{}
+}
+
 // start runs the pager on what is held; the caller holds mu.
 func (pw *pagingWriter) start() {
+	if pw.release != nil {
+		pw.release.Stop()
+	}
 	if pw.onStart != nil {
 		pw.onStart()
 	}
@@ -160,6 +186,9 @@ func (pw *pagingWriter) start() {
 func (pw *pagingWriter) Close() (quit bool) {
 	pw.mu.Lock()
 	defer pw.mu.Unlock()
+	if pw.release != nil {
+		pw.release.Stop()
+	}
 	if pw.cmd == nil {
 		if pw.a.pagerMode == pagerAlways && !pw.direct && pw.buf.Len() > 0 {
 			pw.start()
