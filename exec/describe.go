@@ -16,7 +16,7 @@ import (
 )
 
 var describeTopicCols = []result.Column{
-	col("partition", result.Int), col("leader", result.Int), col("replicas", result.Ints),
+	keyCol("partition", result.Int), col("leader", result.Int), col("replicas", result.Ints),
 	col("in_sync_replicas", result.Ints), col("earliest_offset", result.Int), col("latest_offset", result.Int),
 	col("messages", result.Int), col("lso", result.Int), col("lso_lag", result.Int),
 }
@@ -111,7 +111,7 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 }
 
 var describeGroupCols = []result.Column{
-	col("topic", result.String), col("partition", result.Int), col("committed_offset", result.Int),
+	keyCol("topic", result.String), keyCol("partition", result.Int), col("committed_offset", result.Int),
 	col("end_offset", result.Int), col("lag", result.Int), col("member_id", result.String),
 	col("client_id", result.String), col("host", result.String), col("lag_ms", result.Int),
 }

@@ -13,7 +13,7 @@ import (
 )
 
 var showLogDirsCols = []result.Column{
-	col("broker", result.Int), col("dir", result.String), col("total_bytes", result.Int),
+	keyCol("broker", result.Int), keyCol("dir", result.String), col("total_bytes", result.Int),
 	col("usable_bytes", result.Int), col("error", result.String),
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 var showPartitionsCols = []result.Column{
-	col("topic", result.String), col("partition", result.Int), col("leader", result.Int),
+	keyCol("topic", result.String), keyCol("partition", result.Int), col("leader", result.Int),
 	col("replicas", result.Ints), col("in_sync_replicas", result.Ints), col("offline", result.Bool),
 	col("under_replicated", result.Bool), col("earliest_offset", result.Int), col("latest_offset", result.Int),
 	col("messages", result.Int), col("internal", result.Bool),

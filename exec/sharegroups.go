@@ -23,12 +23,12 @@ import (
 // latest offset - start offset.
 
 var showShareGroupsCols = []result.Column{
-	col("group", result.String), col("state", result.String), col("coordinator", result.Int),
+	keyCol("group", result.String), col("state", result.String), col("coordinator", result.Int),
 	col("members", result.Int), col("topics", result.String), col("lag", result.Int),
 }
 
 var describeShareGroupCols = []result.Column{
-	col("topic", result.String), col("partition", result.Int), col("start_offset", result.Int),
+	keyCol("topic", result.String), keyCol("partition", result.Int), col("start_offset", result.Int),
 	col("end_offset", result.Int), col("lag", result.Int), col("members", result.Int),
 	col("member_ids", result.String), col("client_ids", result.String),
 }

@@ -17,8 +17,13 @@ import (
 
 func col(name string, t result.Type) result.Column { return result.Column{Name: name, Type: t} }
 
+// keyCol is a column that identifies the row (see result.Column.Key).
+func keyCol(name string, t result.Type) result.Column {
+	return result.Column{Name: name, Type: t, Key: true}
+}
+
 var showTopicsCols = []result.Column{
-	col("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
+	keyCol("topic", result.String), col("partitions", result.Int), col("replication_factor", result.Int),
 	col("internal", result.Bool), col("under_replicated", result.Int), col("offline", result.Int),
 	col("size_bytes", result.Int), col("replicas_size_bytes", result.Int),
 	col("records_last_minute", result.Int), col("last_write", result.Time),
@@ -83,7 +88,7 @@ func (s *Session) showTopics(ctx context.Context, st *lang.ShowTopics) (result.R
 	return res, nil
 }
 
-var showBrokersCols = []result.Column{col("node_id", result.Int), col("host", result.String), col("port", result.Int), col("rack", result.String)}
+var showBrokersCols = []result.Column{keyCol("node_id", result.Int), col("host", result.String), col("port", result.Int), col("rack", result.String)}
 
 func (s *Session) showBrokers(ctx context.Context) (result.Result, error) {
 	m, err := s.cl.Metadata(ctx, []string{})
@@ -153,7 +158,7 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 }
 
 var showGroupsCols = []result.Column{
-	col("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int),
+	keyCol("group", result.String), col("state", result.String), col("protocol_type", result.String), col("coordinator", result.Int),
 	col("members", result.Int), col("topics", result.String), col("lag", result.Int), col("max_lag_ms", result.Int),
 }
 

@@ -35,6 +35,10 @@ type JSON []byte
 type Column struct {
 	Name string
 	Type Type
+	// Key marks the columns that identify a row from one run of the
+	// statement to the next (SHOW GROUPS: group; DESCRIBE GROUP: topic and
+	// partition): \watch follows each row's numbers over time by them.
+	Key bool
 }
 
 // Header is one record header. A nil Value is a null header value.

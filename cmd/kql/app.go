@@ -229,6 +229,13 @@ type app struct {
 	lastStmt lang.Statement
 	// watchNow is \watch's clock (tests replace it).
 	watchNow func() time.Time
+	// pageThis: the statement running is the interactive shell's, whose
+	// result may go through the pager (\pager).
+	pageThis    bool
+	pagerMode   pagerMode
+	pagerBroken bool // the pager did not start: print, and warn no more
+	// sink, when set, draws a result instead of the output format (\watch).
+	sink func(w io.Writer, res result.Result, o renderOptions) (int64, error)
 	// pagerForward: the last CONSUME read forward (\next goes newer)
 	pagerForward bool
 	// pagerFollow: the last CONSUME was a FOLLOW, which has no pages

@@ -22,6 +22,9 @@ type IOStreams struct {
 
 	// Width returns the terminal width of Out in columns, or 0 when unknown.
 	Width func() int
+	// Height returns the terminal height of Out in lines, or 0 when
+	// unknown (nil: unknown).
+	Height func() int
 	// Getenv reads the environment (tests inject their own).
 	Getenv func(string) string
 }
@@ -44,7 +47,26 @@ func systemStreams(in io.Reader, out, errOut io.Writer) *IOStreams {
 		}
 		return 0
 	}
+	s.Height = func() int {
+		if f, ok := out.(*os.File); ok && s.OutTTY {
+			if _, h, err := readline.GetSize(int(f.Fd())); err == nil && h > 0 {
+				return h
+			}
+		}
+		if n, err := strconv.Atoi(s.Getenv("LINES")); err == nil && n > 0 {
+			return n
+		}
+		return 0
+	}
 	return s
+}
+
+// height is the terminal height of Out, 0 when unknown.
+func (s *IOStreams) height() int {
+	if s.Height == nil {
+		return 0
+	}
+	return s.Height()
 }
 
 func isTerminal(v any) bool {

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/kql-dev/kql/kafka"
+	"io"
 	"math"
 	"os"
 	"sort"
@@ -12,7 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/render"
+	"github.com/kql-dev/kql/result"
+	"github.com/kql-dev/kql/watch"
 )
 
 // metaCommand is one backslash command of the REPL. They live in one table
@@ -33,10 +37,11 @@ func metaCommands() []metaCommand {
 		{"x", "[on|off]", "toggle expanded output (one column | value block per row) for the table format", (*app).metaExpanded},
 		{"timing", "[on|off]", "toggle printing each statement's run time", (*app).metaTiming},
 		{"trace", "[on|off]", "toggle printing each broker request (api, broker, partitions or groups, duration, error)", (*app).metaTrace},
+		{"pager", "[on|off|always]", "results taller than the terminal go through $KQL_PAGER or $PAGER (default less -FRSX): on (the default), off, always; no argument toggles on and off", (*app).metaPager},
 		{"o", "[FILE]", "send results to FILE; \\o alone: back to stdout", (*app).metaOutput},
 		{"i", "FILE", "run the statements in FILE", (*app).metaInclude},
 		{"next", "", "the next page of the last CONSUME: older after FROM NEWEST/TAIL, newer after a forward read (prints the statement it runs)", (*app).metaNext},
-		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C", (*app).metaWatch},
+		{"watch", "[SECONDS]", "re-run the last statement every SECONDS (default 2) until Ctrl-C, with a sparkline and a rate per number and a status per consumer group", (*app).metaWatch},
 		{"set", "[confirm on|off | schema.TOPIC.value SPEC|off]", "session settings; confirm: ask before DROP TOPIC, DELETE GROUP, GRANT, DENY and the EXECUTE forms (default on); schema.TOPIC.key|value: decode and encode that side with a local schema, SPEC protobuf:MESSAGE or avro:FILE.avsc", (*app).metaSet},
 		{"connect", "NAME|BOOTSTRAP", "connect with the cluster profile NAME, or to host:port,... with the same TLS and SASL settings; on failure the old connection stays", (*app).metaConnect},
 		{"clusters", "", "list the cluster profiles: name, bootstrap, security, read-only; * marks the current one", (*app).metaClusters},
@@ -282,10 +287,12 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 	return nil
 }
 
-// metaWatch re-runs the last statement every interval until Ctrl-C: on a
-// terminal the screen is cleared first, and a header line names the
-// statement, the interval and the time. It refuses statements that write
-// (PRODUCE, CREATE, DROP): watching them would write again and again.
+// metaWatch re-runs the last statement every interval until Ctrl-C: the
+// screen is cleared first, a header line names the statement, the interval
+// and the time, and a table result is drawn with its trends (watch
+// package): a sparkline and a rate per number, a status per group. It
+// refuses statements that write (PRODUCE, CREATE, DROP), and output that is
+// not the terminal: it redraws a screen.
 func (a *app) metaWatch(ctx context.Context, arg string) error {
 	interval := 2 * time.Second
 	if arg != "" {
@@ -294,6 +301,12 @@ func (a *app) metaWatch(ctx context.Context, arg string) error {
 			return fmt.Errorf(`\watch: want a number of seconds between 0 and 86400, as in \watch 5, got %q`, arg)
 		}
 		interval = time.Duration(secs * float64(time.Second))
+	}
+	if a.outFile != nil {
+		return fmt.Errorf(`\watch redraws the terminal, and output goes to %s (\o): run \o to send it back to the terminal, then \watch`, a.outName)
+	}
+	if !a.ios.OutTTY {
+		return fmt.Errorf(`\watch redraws a terminal, and output is not one: run kql in a terminal, or repeat the statement from the shell (while sleep 2; do kql -e '...'; done)`)
 	}
 	stmt := a.lastStmt
 	if stmt == nil {
@@ -321,10 +334,15 @@ func (a *app) metaWatch(ctx context.Context, arg string) error {
 	defer stop()
 	name := strings.TrimSuffix(formatStatement(stmt), ";")
 	every := strconv.FormatFloat(interval.Seconds(), 'f', -1, 64) + "s"
-	for {
-		if a.ios.OutTTY && a.outFile == nil {
-			fmt.Fprint(a.out, "\x1b[H\x1b[2J") // clear the screen, cursor home
+	if a.format == render.Table && !a.expanded {
+		tr := watch.NewTracker()
+		a.sink = func(w io.Writer, res result.Result, _ renderOptions) (int64, error) {
+			return a.drawTrends(w, tr, now(), res)
 		}
+		defer func() { a.sink = nil }()
+	}
+	for {
+		fmt.Fprint(a.out, "\x1b[H\x1b[2J") // clear the screen, cursor home
 		fmt.Fprintf(a.stderr, "Every %s: %s    %s (Ctrl-C stops)\n", every, name, now().Format("2006-01-02 15:04:05"))
 		out, err := a.execute(wctx, stmt)
 		if wctx.Err() != nil {

@@ -25,6 +25,7 @@ type progress struct {
 	lastWrite time.Time
 	start     time.Time
 	done      chan struct{}
+	stopping  atomic.Bool
 	wg        sync.WaitGroup
 }
 
@@ -101,8 +102,10 @@ func (p *progress) interrupt(write func()) {
 	write()
 }
 
+// stop ends the progress line; it may be called more than once (the pager
+// stops it when it takes the screen).
 func (p *progress) stop() {
-	if !p.active {
+	if !p.active || !p.stopping.CompareAndSwap(false, true) {
 		return
 	}
 	close(p.done)

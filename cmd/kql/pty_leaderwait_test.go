@@ -19,7 +19,8 @@ func TestPTYProgressSaysItWaitsForALeader(t *testing.T) {
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Topic: "big", Err: kerr.NotLeaderForPartition, Count: -1})
 	t.Cleanup(fault.Remove)
 
-	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history", "--format", "csv")
+	// 5000 rows are taller than the terminal: cat stands for the pager.
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot, "KQL_PAGER": "cat"}, "--no-history", "--format", "csv")
 	s.expect(prompt)
 	s.send("CONSUME big LIMIT 1000000;\r")
 	s.expect(fmt.Sprintf(`waiting for a leader for big/0 \(last read from broker %d at 127\.0\.0\.1:\d+\) for \d+s; 0 rows so far`, leader))

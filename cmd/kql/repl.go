@@ -180,6 +180,8 @@ func (a *app) runInteractive(ctx context.Context, stmt lang.Statement) {
 	a.lastStmt = stmt
 	sctx, stop := a.rt.statementContext(ctx)
 	defer stop()
+	a.pageThis = true
+	defer func() { a.pageThis = false }()
 	out, err := a.execute(sctx, stmt)
 	if err == nil {
 		return

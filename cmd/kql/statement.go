@@ -106,8 +106,24 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		}
 	}
 
+	out := a.out
+	var pw *pagingWriter
+	if a.pages(stmt) {
+		pw = a.newPagingWriter()
+		out = pw
+	}
 	prog = a.startProgress(res)
-	rows, err := renderResult(prog.writer(a.out), prog.result(), a.renderOptions())
+	draw := renderResult
+	if a.sink != nil {
+		draw = a.sink // \watch draws its trends
+	}
+	if pw != nil {
+		pw.onStart = prog.stop
+	}
+	rows, err := draw(prog.writer(out), prog.result(), a.renderOptions())
+	if pw != nil && pw.Close() && !result.IsPartial(err) {
+		err = nil // the pager was quit (q in less): the rest was not wanted
+	}
 	prog.stop()
 	elapsed := time.Since(start)
 
