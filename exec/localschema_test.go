@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -172,5 +173,32 @@ func TestLocalSchemaErrors(t *testing.T) {
 		require.ErrorContains(t, err, `nothing was written`)
 		rows, _, _ := query(t, s, fmt.Sprintf(`CONSUME %s`, q))
 		require.Empty(t, rows, "nothing was written")
+	})
+}
+
+// TestLocalAvroAmbiguousHeader: an Avro payload that reads whole both as
+// raw Avro and after a wire-format header is read as the side's records
+// before it were (here: headered), and a warning says so, never a silent
+// raw reading of the header's bytes as fields.
+func TestLocalAvroAmbiguousHeader(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl, _ := createSpreadTopic(t, b)
+		s, _ := localSession(t, b)
+		// Under this schema the header 0 0 0 0 22 is a..d = 0 and the
+		// length (11) of e; the second payload reads whole both ways.
+		avsc := filepath.Join(t.TempDir(), "r.avsc")
+		require.NoError(t, os.WriteFile(avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"c","type":"int"},{"name":"d","type":"int"},{"name":"e","type":"string"}]}`), 0o644))
+		require.NoError(t, cl.ProduceSync(ctxT(t),
+			&kgo.Record{Topic: topic, Partition: 2, Value: []byte{0, 0, 0, 0, 22, 2, 4, 6, 8, 4, 'h', 'i'}},
+			&kgo.Record{Topic: topic, Partition: 2, Value: []byte{0, 0, 0, 0, 22, 2, 4, 6, 8, 12, 'h', 'e', 'l', 'l', 'o', '!'}},
+		).FirstErr())
+
+		rows, _, res := query(t, s, fmt.Sprintf(`SELECT value, value_schema_id FROM %s VALUE AS AVRO '%s' LIMIT ALL`, lang.QuoteName(topic), avsc))
+		require.Len(t, rows, 2)
+		require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hi"}`, string(rows[0][0].(result.JSON)))
+		require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hello!"}`, string(rows[1][0].(result.JSON)))
+		require.EqualValues(t, 22, rows[1][1])
+		require.Equal(t, []string{"value of partition 2 offset 1: AVRO " + avsc + " (" + avsc + ") decodes both as raw Avro and after a wire-format header of schema id 22; " +
+			"shown after the header, as the side's records before it were; 1 record read this way"}, res.Stats().Warnings())
 	})
 }

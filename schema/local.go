@@ -140,48 +140,85 @@ func (c *LocalCodec) String() string {
 	return fmt.Sprintf("%s %s (%s)", typeName(c.c.kind()), c.Spec.Name, c.From)
 }
 
-// Decode appends the payload b decoded as JSON text to dst. b is the raw
+// LocalRead says how Decode read a payload.
+type LocalRead struct {
+	ID     int32 // the wire-format header's schema id, when Header or Ambiguous
+	Header bool  // a wire-format header was taken off before decoding
+	// Ambiguous: an Avro payload that decodes whole both as it is and after
+	// its first five bytes taken as a header (raw Avro often starts with a
+	// zero: an int 0, an empty string, the null of an optional field).
+	// Header says which reading came back; the caller should say so.
+	Ambiguous bool
+}
+
+// Decode is DecodeAs preferring the raw reading of an ambiguous Avro
+// payload, reporting the header's id and whether there was one.
+func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, err error) {
+	out, rd, err := c.DecodeAs(dst, b, false)
+	return out, rd.ID, rd.Header, err
+}
+
+// DecodeAs appends the payload b decoded as JSON text to dst. b is the raw
 // encoding (no wire-format header); a payload that does carry one (a zero
 // byte and a schema id, as registry producers write) is decoded by the
-// local schema after its header, and header reports its id. For Protobuf a
-// leading zero byte is always a header (no message starts with one: field
-// number 0 is invalid); for Avro, whose raw binary may well start with a
-// zero, the header is taken off only when the bytes do not decode whole
-// without it.
-func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, err error) {
+// local schema after its header. For Protobuf a leading zero byte is always
+// a header (no message starts with one: field number 0 is invalid), and
+// its message index must not name another message of the file than the
+// mapped one. For Avro, whose raw binary may well start with a zero, both
+// readings are tried: the one that decodes whole wins; when both do, the
+// payload is ambiguous and preferHeader picks the reading.
+func (c *LocalCodec) DecodeAs(dst, b []byte, preferHeader bool) (out []byte, rd LocalRead, err error) {
 	n := len(dst)
 	if c.c.kind() == sr.TypeProtobuf {
 		if hid, ok := HeaderID(b); ok {
+			rd = LocalRead{ID: hid, Header: true}
 			var h sr.ConfluentHeader
 			index, rest, err := h.DecodeIndex(b[5:], 64)
 			if err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
+				return dst[:n], rd, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
 			}
 			if err := c.c.(*localProto).checkIndex(index); err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
+				return dst[:n], rd, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
 			}
 			out, err := c.c.appendJSON(dst, rest)
 			if err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: payload does not decode: %w", c, err)
+				return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 			}
-			return out, hid, true, nil
+			return out, rd, nil
 		}
 		out, err := c.c.appendJSON(dst, b)
 		if err != nil {
-			return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 		}
-		return out, 0, false, nil
+		return out, rd, nil
 	}
 	out, err = c.c.appendJSON(dst, b)
-	if err == nil {
-		return out, 0, false, nil
-	}
-	if hid, ok := HeaderID(b); ok {
-		if out, herr := c.c.appendJSON(dst[:n], b[5:]); herr == nil {
-			return out, hid, true, nil
+	hid, framed := HeaderID(b)
+	if !framed {
+		if err != nil {
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 		}
+		return out, rd, nil
 	}
-	return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+	if err != nil {
+		out, herr := c.c.appendJSON(dst[:n], b[5:])
+		if herr != nil {
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode, neither as it is (%v) nor after a wire-format header of schema id %d (%v)", c, err, hid, herr)
+		}
+		return out, LocalRead{ID: hid, Header: true}, nil
+	}
+	// The raw reading decoded; does the one after a header too? Decoded
+	// into a buffer of its own, so out stays whole whichever is kept.
+	headered, herr := c.c.appendJSON(nil, b[5:])
+	if herr != nil {
+		return out, rd, nil
+	}
+	rd = LocalRead{ID: hid, Ambiguous: true}
+	if preferHeader {
+		rd.Header = true
+		return append(dst[:n], headered...), rd, nil
+	}
+	return out, rd, nil
 }
 
 // Encode writes JSON text in the schema's raw binary encoding (no

@@ -239,3 +239,50 @@ func TestLocalProtobufHeaderMessageIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"id":1}`, string(out))
 }
+
+// ambiguousAvsc is a schema under which a headered payload can also read
+// whole as raw Avro: the header's zero byte and the three zeros of its
+// schema id 22 are a, b, c and d, and the id's last byte (22, zigzag 11) is
+// the length of e, which then takes the eleven bytes after the header.
+const ambiguousAvsc = `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"c","type":"int"},{"name":"d","type":"int"},{"name":"e","type":"string"}]}`
+
+// ambiguousAvroPayloads are, under ambiguousAvsc, a headered payload that
+// reads one way only (after its header) and one that reads both ways.
+var ambiguousAvroPayloads = [][]byte{
+	{0, 0, 0, 0, 22, 2, 4, 6, 8, 4, 'h', 'i'},
+	{0, 0, 0, 0, 22, 2, 4, 6, 8, 12, 'h', 'e', 'l', 'l', 'o', '!'},
+}
+
+// TestLocalAvroAmbiguousHeader: a payload that decodes whole both as raw
+// Avro and after a wire-format header is reported ambiguous, and the
+// caller picks the reading; one that decodes one way only is that way.
+func TestLocalAvroAmbiguousHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.avsc")
+	require.NoError(t, os.WriteFile(path, []byte(ambiguousAvsc), 0o644))
+	c, err := NewLocal(LocalConfig{}).Codec(LocalSpec{Format: FormatAvro, Name: path})
+	require.NoError(t, err)
+
+	out, rd, err := c.DecodeAs(nil, ambiguousAvroPayloads[0], false)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Header: true}, rd)
+	require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hi"}`, string(out))
+
+	out, rd, err = c.DecodeAs([]byte("x"), ambiguousAvroPayloads[1], false)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Ambiguous: true}, rd)
+	require.Equal(t, `x{"a":0,"b":0,"c":0,"d":0,"e":"\u0002\u0004\u0006\u0008\u000chello!"}`, string(out))
+	out, rd, err = c.DecodeAs([]byte("x"), ambiguousAvroPayloads[1], true)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Header: true, Ambiguous: true}, rd)
+	require.Equal(t, `x{"a":1,"b":2,"c":3,"d":4,"e":"hello!"}`, string(out))
+
+	// A raw payload starting with a zero that reads one way only: raw.
+	out, rd, err = c.DecodeAs(nil, []byte{0, 2, 4, 6, 2, 'z'}, true)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{}, rd)
+	require.Equal(t, `{"a":0,"b":1,"c":2,"d":3,"e":"z"}`, string(out))
+
+	_, _, err = c.DecodeAs(nil, []byte{0, 0, 0, 0, 22, 2}, false)
+	require.ErrorContains(t, err, "payload does not decode, neither as it is (")
+	require.ErrorContains(t, err, ") nor after a wire-format header of schema id 22 (")
+}
