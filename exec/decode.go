@@ -33,9 +33,9 @@ type recordDecoder struct {
 	localHeadered  map[string]bool
 	ambiguous      map[string]*ambiguousReads
 	ambiguousOrder []string
-	kbuf, vbuf []byte // the decoded key and value, reused per record
-	fails      map[failKey]*decodeFailure
-	order      []failKey
+	kbuf, vbuf     []byte // the decoded key and value, reused per record
+	fails          map[failKey]*decodeFailure
+	order          []failKey
 	// counted: per partition, the offset below which a tail read's key
 	// scan has counted the records already. The page it then reads lies
 	// below it, and counting the page's records again said "2 records"
