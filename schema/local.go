@@ -1,18 +1,14 @@
 package schema
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -84,11 +80,12 @@ type Local struct {
 	cfg LocalConfig
 
 	protoOnce sync.Once
-	msgs      []protoreflect.MessageDescriptor // every message, nested ones too
-	protoErr  error
+	index     *protoIndex // every message's name and where it is defined
+	protoErr  error       // a --proto-path or descriptor set that cannot be read
 
-	mu     sync.Mutex
-	codecs map[LocalSpec]*LocalCodec
+	mu       sync.Mutex
+	codecs   map[LocalSpec]*LocalCodec
+	compiled map[string]protoreflect.FileDescriptor // .proto files compiled so far, by import name
 }
 
 // NewLocal returns a loader; it reads nothing until a schema is asked for.
@@ -297,112 +294,6 @@ func (c *localProto) encode(dst, text []byte) ([]byte, error) {
 	return b, nil
 }
 
-func (l *Local) protoCodec(spec LocalSpec) (*LocalCodec, error) {
-	l.protoOnce.Do(func() { l.msgs, l.protoErr = loadProtos(l.cfg) })
-	if l.protoErr != nil {
-		return nil, l.protoErr
-	}
-	if len(l.cfg.ProtoPaths) == 0 && len(l.cfg.DescriptorSets) == 0 {
-		return nil, fmt.Errorf("protobuf:%s: no Protobuf schemas are loaded: start kql with --proto-path DIR (the .proto files) or --proto-descriptor-set FILE", spec.Name)
-	}
-	md, err := findMessage(l.msgs, spec.Name)
-	if err != nil {
-		return nil, err
-	}
-	from := md.ParentFile().Path()
-	return &LocalCodec{Spec: spec, From: from, c: &localProto{md: md}}, nil
-}
-
-// loadProtos compiles every .proto under the proto paths and reads every
-// descriptor set, and returns their messages.
-func loadProtos(cfg LocalConfig) ([]protoreflect.MessageDescriptor, error) {
-	var msgs []protoreflect.MessageDescriptor
-	add := func(fd protoreflect.FileDescriptor) {
-		var walk func(protoreflect.MessageDescriptors)
-		walk = func(ms protoreflect.MessageDescriptors) {
-			for i := 0; i < ms.Len(); i++ {
-				if m := ms.Get(i); !m.IsMapEntry() {
-					msgs = append(msgs, m)
-					walk(m.Messages())
-				}
-			}
-		}
-		walk(fd.Messages())
-	}
-	for _, set := range cfg.DescriptorSets {
-		files, err := readDescriptorSet(set)
-		if err != nil {
-			return nil, err
-		}
-		files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-			if _, err := protoregistry.GlobalFiles.FindFileByPath(fd.Path()); err != nil || !strings.HasPrefix(fd.Path(), "google/protobuf/") {
-				add(fd)
-			}
-			return true
-		})
-	}
-	if len(cfg.ProtoPaths) > 0 {
-		names, err := protoFiles(cfg.ProtoPaths)
-		if err != nil {
-			return nil, err
-		}
-		c := protocompile.Compiler{
-			Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: cfg.ProtoPaths}),
-		}
-		out, err := c.Compile(context.Background(), names...)
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path %s: %w", strings.Join(cfg.ProtoPaths, ","), err)
-		}
-		for _, fd := range out {
-			add(fd)
-		}
-	}
-	return msgs, nil
-}
-
-// protoFiles lists the .proto files under the import paths by the names
-// imports use (relative to their path); a name in two paths is the
-// first's, as protoc's -I.
-func protoFiles(paths []string) ([]string, error) {
-	seen := map[string]bool{}
-	var names []string
-	for _, dir := range paths {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path: %w", err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("--proto-path %s: not a directory (give the directory imports are relative to, as protoc's -I)", dir)
-		}
-		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".proto") {
-				return nil
-			}
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			if !seen[rel] {
-				seen[rel] = true
-				names = append(names, rel)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path %s: %w", dir, err)
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--proto-path %s: no .proto files there", strings.Join(paths, ","))
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
 // readDescriptorSet reads a FileDescriptorSet. Files it imports but does not
 // hold (protoc without --include_imports) are taken from the well-known
 // types compiled into kql.
@@ -439,40 +330,35 @@ func readDescriptorSet(path string) (*protoregistry.Files, error) {
 	return files, nil
 }
 
-// findMessage finds a message by its full name (a leading dot allowed), or
-// by a name that ends exactly one message's full name.
-func findMessage(msgs []protoreflect.MessageDescriptor, name string) (protoreflect.MessageDescriptor, error) {
+// findMessage finds a message's full name by its full name (a leading dot
+// allowed), or by a name that ends exactly one message's full name.
+func findMessage(names []string, name string) (string, error) {
 	full, exact := strings.CutPrefix(name, ".")
-	var matches []protoreflect.MessageDescriptor
-	for _, m := range msgs {
-		fn := string(m.FullName())
+	var matches []string
+	for _, fn := range names {
 		if fn == full {
-			return m, nil
+			return fn, nil
 		}
 		if !exact && strings.HasSuffix(fn, "."+name) {
-			matches = append(matches, m)
+			matches = append(matches, fn)
 		}
 	}
 	switch len(matches) {
 	case 1:
 		return matches[0], nil
 	case 0:
-		near := nearNames(msgs, full)
+		near := nearNames(names, full)
 		if len(near) == 0 {
-			return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files (%d messages)", name, len(msgs))
+			return "", fmt.Errorf("protobuf:%s: no such message in the loaded .proto files (%d messages)", name, len(names))
 		}
-		return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files; did you mean %s?", name, strings.Join(near, ", "))
+		return "", fmt.Errorf("protobuf:%s: no such message in the loaded .proto files; did you mean %s?", name, strings.Join(near, ", "))
 	}
-	names := make([]string, len(matches))
-	for i, m := range matches {
-		names[i] = string(m.FullName())
-	}
-	return nil, fmt.Errorf("protobuf:%s matches %s: write the full name", name, strings.Join(names, ", "))
+	return "", fmt.Errorf("protobuf:%s matches %s: write the full name", name, strings.Join(matches, ", "))
 }
 
 // nearNames are up to five message names close to name: the same last
 // part in another case or package, or a few letters apart.
-func nearNames(msgs []protoreflect.MessageDescriptor, name string) []string {
+func nearNames(names []string, name string) []string {
 	type cand struct {
 		name string
 		d    int
@@ -480,11 +366,10 @@ func nearNames(msgs []protoreflect.MessageDescriptor, name string) []string {
 	low := strings.ToLower(name)
 	short := low[strings.LastIndexByte(low, '.')+1:]
 	var cs []cand
-	for _, m := range msgs {
-		fn := string(m.FullName())
+	for _, fn := range names {
 		lfn := strings.ToLower(fn)
 		d := editDistance(low, lfn)
-		if ls := strings.ToLower(string(m.Name())); ls == short || strings.Contains(ls, short) || strings.Contains(short, ls) {
+		if ls := lfn[strings.LastIndexByte(lfn, '.')+1:]; ls == short || strings.Contains(ls, short) || strings.Contains(short, ls) {
 			d = min(d, 1)
 		}
 		if d <= max(2, len(low)/3) {

@@ -286,3 +286,65 @@ func TestLocalAvroAmbiguousHeader(t *testing.T) {
 	require.ErrorContains(t, err, "payload does not decode, neither as it is (")
 	require.ErrorContains(t, err, ") nor after a wire-format header of schema id 22 (")
 }
+
+// TestLocalProtobufBrokenFileElsewhere: a .proto that does not parse, or
+// does not compile, fails only the mappings whose messages need it; the
+// other topics of the --proto-path still decode.
+func TestLocalProtobufBrokenFileElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("good/ok.proto", "syntax = \"proto3\";\npackage good;\nmessage Ok { int32 id = 1; }\n")
+	write("wip/bad.proto", "syntax = \"proto3\";\npackage wip;\nmessage Bad {\n  int32 id = ;\n}\n")
+	write("wip/unlinked.proto", "syntax = \"proto3\";\npackage wip;\nmessage Unlinked { Missing m = 1; }\n")
+	write("uses/user.proto", "syntax = \"proto3\";\npackage uses;\nimport \"wip/bad.proto\";\nmessage User { wip.Bad b = 1; }\n")
+	l := NewLocal(LocalConfig{ProtoPaths: []string{dir}})
+
+	c, err := l.Codec(LocalSpec{Format: FormatProtobuf, Name: "good.Ok"})
+	require.NoError(t, err)
+	raw, err := c.Encode([]byte(`{"id":3}`))
+	require.NoError(t, err)
+	out, _, _, err := c.Decode(nil, raw)
+	require.NoError(t, err)
+	require.Equal(t, `{"id":3}`, string(out))
+
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "wip.Bad"})
+	require.ErrorContains(t, err, "protobuf:wip.Bad: no such message in the loaded .proto files")
+	require.ErrorContains(t, err, "1 .proto file in --proto-path "+dir+" could not be read or parsed, and the message may be there: wip/bad.proto:4:14: syntax error")
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "wip.Unlinked"})
+	require.ErrorContains(t, err, "protobuf:wip.Unlinked: wip/unlinked.proto does not compile")
+	require.ErrorContains(t, err, "wip/unlinked.proto:3:20")
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "uses.User"})
+	require.ErrorContains(t, err, "protobuf:uses.User: uses/user.proto does not compile")
+	require.ErrorContains(t, err, "wip/bad.proto:4:14: syntax error")
+}
+
+// TestLocalProtobufSymlinks: a --proto-path that is a symbolic link, and a
+// directory linked into it, are read through the links as protoc does,
+// imports named by the linked path.
+func TestLocalProtobufSymlinks(t *testing.T) {
+	root := t.TempDir()
+	abs, err := filepath.Abs(protoDir)
+	require.NoError(t, err)
+	link := filepath.Join(root, "protos")
+	require.NoError(t, os.Symlink(abs, link))
+	c, err := NewLocal(LocalConfig{ProtoPaths: []string{link}}).Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order"})
+	require.NoError(t, err)
+	require.Equal(t, "acme/order.proto", c.From)
+
+	// acme/ linked into another tree, and that tree linked into itself.
+	tree := filepath.Join(root, "tree")
+	require.NoError(t, os.MkdirAll(tree, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(abs, "acme"), filepath.Join(tree, "acme")))
+	require.NoError(t, os.Symlink(tree, filepath.Join(tree, "loop")))
+	c, err = NewLocal(LocalConfig{ProtoPaths: []string{tree}}).Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order"})
+	require.NoError(t, err)
+	raw, err := c.Encode([]byte(orderJSON))
+	require.NoError(t, err)
+	out, _, _, err := c.Decode(nil, raw)
+	require.NoError(t, err)
+	requireSameJSON(t, []byte(orderJSON), out)
+}
