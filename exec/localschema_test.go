@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,6 +25,35 @@ var (
 	localAvroDir  = filepath.Join("..", "testdata", "schemas", "avro")
 )
 
+// localTopic is createSpreadTopic's topic, its leaders checked to be on all
+// three brokers (real Kafka places them itself), so that the produces and
+// reads of a test go to every broker.
+func localTopic(t *testing.T, b kafkatest.Backend) (string, *kgo.Client) {
+	t.Helper()
+	topic, cl, adm := createSpreadTopic(t, b)
+	var leaders map[int32]int32
+	require.Eventually(t, func() bool {
+		td, err := adm.ListTopics(ctxT(t), topic)
+		if err != nil || td[topic].Err != nil || len(td[topic].Partitions) != 6 {
+			return false
+		}
+		leaders = map[int32]int32{}
+		for _, p := range td[topic].Partitions {
+			if p.Leader < 0 {
+				return false
+			}
+			leaders[p.Partition] = p.Leader
+		}
+		return true
+	}, 20*time.Second, 100*time.Millisecond)
+	distinct := map[int32]bool{}
+	for _, l := range leaders {
+		distinct[l] = true
+	}
+	require.Len(t, distinct, 3, "leaders %v must cover all 3 brokers", leaders)
+	return topic, cl
+}
+
 func localSession(t *testing.T, b kafkatest.Backend) (*Session, *tracer) {
 	s, tr := session(t, b)
 	s.Local = &LocalSchemas{Loader: schema.NewLocal(schema.LocalConfig{ProtoPaths: []string{localProtoDir}})}
@@ -41,7 +71,7 @@ func orderText(i int) string {
 // decoded, WHERE on a path of the decoded value.
 func TestLocalProtobufAndAvroRoundTrip(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, cl, _ := createSpreadTopic(t, b)
+		topic, cl := localTopic(t, b)
 		s, _ := localSession(t, b)
 		q := lang.QuoteName(topic)
 		keyAvsc := filepath.Join(localAvroDir, "key.avsc")
@@ -120,7 +150,7 @@ func TestLocalProtobufAndAvroRoundTrip(t *testing.T) {
 // encodes with the mapping.
 func TestLocalSchemaPrecedence(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, _, _ := createSpreadTopic(t, b)
+		topic, _ := localTopic(t, b)
 		s, _ := localSession(t, b)
 		q := lang.QuoteName(topic)
 		avro := schema.LocalSpec{Format: schema.FormatAvro, Name: filepath.Join(localAvroDir, "order.avsc")}
@@ -157,7 +187,7 @@ func TestLocalSchemaPrecedence(t *testing.T) {
 // before any request; a value that does not fit writes nothing.
 func TestLocalSchemaErrors(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, _, _ := createSpreadTopic(t, b)
+		topic, _ := localTopic(t, b)
 		s, tr := localSession(t, b)
 		q := lang.QuoteName(topic)
 
@@ -182,7 +212,7 @@ func TestLocalSchemaErrors(t *testing.T) {
 // raw reading of the header's bytes as fields.
 func TestLocalAvroAmbiguousHeader(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, cl, _ := createSpreadTopic(t, b)
+		topic, cl := localTopic(t, b)
 		s, _ := localSession(t, b)
 		// Under this schema the header 0 0 0 0 22 is a..d = 0 and the
 		// length (11) of e; the second payload reads whole both ways.
