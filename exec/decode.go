@@ -27,9 +27,15 @@ type recordDecoder struct {
 	// key and value, when set, are the local schemas (KEY/VALUE AS, \set
 	// schema.*, kql.schema.*) the sides decode with instead of the registry.
 	key, value *schema.LocalCodec
-	kbuf, vbuf []byte // the decoded key and value, reused per record
-	fails      map[failKey]*decodeFailure
-	order      []failKey
+	// localHeadered: per side, whether its last Avro payload that decoded
+	// one way only had a wire-format header; it picks the reading of an
+	// ambiguous one (ambiguous, ambiguousOrder: their warnings).
+	localHeadered  map[string]bool
+	ambiguous      map[string]*ambiguousReads
+	ambiguousOrder []string
+	kbuf, vbuf     []byte // the decoded key and value, reused per record
+	fails          map[failKey]*decodeFailure
+	order          []failKey
 	// counted: per partition, the offset below which a tail read's key
 	// scan has counted the records already. The page it then reads lies
 	// below it, and counting the page's records again said "2 records"
@@ -164,8 +170,11 @@ func (d *recordDecoder) fail(r *result.Record, side string, id int32, err error)
 // warnings says what did not decode, one line per schema id (and one for an
 // unreachable registry), in the order they first happened.
 func (d *recordDecoder) warnings() []string {
-	if d == nil || len(d.order) == 0 {
+	if d == nil {
 		return nil
+	}
+	if len(d.order) == 0 {
+		return d.ambiguousWarnings()
 	}
 	keys := append([]failKey(nil), d.order...)
 	sort.SliceStable(keys, func(i, j int) bool { return keys[i].unreachable && !keys[j].unreachable })
@@ -177,7 +186,7 @@ func (d *recordDecoder) warnings() []string {
 		shown := fmt.Sprintf("%d %s left as raw bytes", f.records, plural(int(f.records), "record", "records"))
 		out = append(out, f.line(k.unreachable, shown))
 	}
-	return out
+	return append(out, d.ambiguousWarnings()...)
 }
 
 // line is the warning for one failure, ending with what became of records.

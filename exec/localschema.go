@@ -108,11 +108,22 @@ func (d *recordDecoder) localSide(r *result.Record, b *[]byte, buf *[]byte, side
 	if *b == nil {
 		return result.WireSchema{} // a null key or a tombstone: nothing to decode
 	}
-	out, id, header, err := c.Decode((*buf)[:0], *b)
-	ws := result.WireSchema{ID: id, HasID: header}
+	out, rd, err := c.DecodeAs((*buf)[:0], *b, d.localHeadered[side])
+	ws := result.WireSchema{}
+	if rd.Header {
+		ws = result.WireSchema{ID: rd.ID, HasID: true}
+	}
 	if err != nil {
 		d.failLocal(r, side, err)
 		return ws
+	}
+	if rd.Ambiguous {
+		d.ambiguousLocal(r, side, c, rd)
+	} else {
+		if d.localHeadered == nil {
+			d.localHeadered = map[string]bool{}
+		}
+		d.localHeadered[side] = rd.Header
 	}
 	*buf = out
 	if len(out) > 0 && out[0] == '"' {
@@ -124,6 +135,53 @@ func (d *recordDecoder) localSide(r *result.Record, b *[]byte, buf *[]byte, side
 	*b = out
 	ws.Decoded = true
 	return ws
+}
+
+// ambiguousLocal counts a record one side's local Avro schema read both as
+// it is and after a wire-format header. The reading shown is the one of the
+// side's last record that was not ambiguous (raw before any), as a topic's
+// producers write all records alike; one warning per side says so, with
+// the first such record and how many there were.
+func (d *recordDecoder) ambiguousLocal(r *result.Record, side string, c *schema.LocalCodec, rd schema.LocalRead) {
+	if d.ambiguous == nil {
+		d.ambiguous = map[string]*ambiguousReads{}
+	}
+	a := d.ambiguous[side]
+	if a == nil {
+		how := "as raw Avro, as the side's records before it were"
+		if rd.Header {
+			how = "after the header, as the side's records before it were"
+		}
+		if _, seen := d.localHeadered[side]; !seen {
+			how = "as raw Avro (no record before it decoded one way only)"
+		}
+		a = &ambiguousReads{line: fmt.Sprintf("%s of partition %d offset %d: %s decodes both as raw Avro and after a wire-format header of schema id %d; shown %s",
+			side, r.Partition, r.Offset, c, rd.ID, how)}
+		d.ambiguous[side] = a
+		d.ambiguousOrder = append(d.ambiguousOrder, side)
+		if d.live != nil {
+			d.live(a.line + "; records like it are read the same way")
+		}
+	} else if end, ok := d.counted[r.Partition]; ok && r.Offset < end {
+		return // the key scan counted this record
+	}
+	a.records++
+}
+
+// ambiguousReads is the warning of one side's ambiguous Avro payloads.
+type ambiguousReads struct {
+	line    string
+	records int64
+}
+
+// ambiguousWarnings are the ambiguous-reading warnings, one per side.
+func (d *recordDecoder) ambiguousWarnings() []string {
+	var out []string
+	for _, side := range d.ambiguousOrder {
+		a := d.ambiguous[side]
+		out = append(out, fmt.Sprintf("%s; %d %s read this way", a.line, a.records, plural(int(a.records), "record", "records")))
+	}
+	return out
 }
 
 // failLocal counts a record one side's local schema did not decode.

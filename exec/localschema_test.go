@@ -2,9 +2,11 @@ package exec
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -23,6 +25,35 @@ var (
 	localAvroDir  = filepath.Join("..", "testdata", "schemas", "avro")
 )
 
+// localTopic is createSpreadTopic's topic, its leaders checked to be on all
+// three brokers (real Kafka places them itself), so that the produces and
+// reads of a test go to every broker.
+func localTopic(t *testing.T, b kafkatest.Backend) (string, *kgo.Client) {
+	t.Helper()
+	topic, cl, adm := createSpreadTopic(t, b)
+	var leaders map[int32]int32
+	require.Eventually(t, func() bool {
+		td, err := adm.ListTopics(ctxT(t), topic)
+		if err != nil || td[topic].Err != nil || len(td[topic].Partitions) != 6 {
+			return false
+		}
+		leaders = map[int32]int32{}
+		for _, p := range td[topic].Partitions {
+			if p.Leader < 0 {
+				return false
+			}
+			leaders[p.Partition] = p.Leader
+		}
+		return true
+	}, 20*time.Second, 100*time.Millisecond)
+	distinct := map[int32]bool{}
+	for _, l := range leaders {
+		distinct[l] = true
+	}
+	require.Len(t, distinct, 3, "leaders %v must cover all 3 brokers", leaders)
+	return topic, cl
+}
+
 func localSession(t *testing.T, b kafkatest.Backend) (*Session, *tracer) {
 	s, tr := session(t, b)
 	s.Local = &LocalSchemas{Loader: schema.NewLocal(schema.LocalConfig{ProtoPaths: []string{localProtoDir}})}
@@ -40,7 +71,7 @@ func orderText(i int) string {
 // decoded, WHERE on a path of the decoded value.
 func TestLocalProtobufAndAvroRoundTrip(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, cl, _ := createSpreadTopic(t, b)
+		topic, cl := localTopic(t, b)
 		s, _ := localSession(t, b)
 		q := lang.QuoteName(topic)
 		keyAvsc := filepath.Join(localAvroDir, "key.avsc")
@@ -119,7 +150,7 @@ func TestLocalProtobufAndAvroRoundTrip(t *testing.T) {
 // encodes with the mapping.
 func TestLocalSchemaPrecedence(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, _, _ := createSpreadTopic(t, b)
+		topic, _ := localTopic(t, b)
 		s, _ := localSession(t, b)
 		q := lang.QuoteName(topic)
 		avro := schema.LocalSpec{Format: schema.FormatAvro, Name: filepath.Join(localAvroDir, "order.avsc")}
@@ -156,7 +187,7 @@ func TestLocalSchemaPrecedence(t *testing.T) {
 // before any request; a value that does not fit writes nothing.
 func TestLocalSchemaErrors(t *testing.T) {
 	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
-		topic, _, _ := createSpreadTopic(t, b)
+		topic, _ := localTopic(t, b)
 		s, tr := localSession(t, b)
 		q := lang.QuoteName(topic)
 
@@ -172,5 +203,32 @@ func TestLocalSchemaErrors(t *testing.T) {
 		require.ErrorContains(t, err, `nothing was written`)
 		rows, _, _ := query(t, s, fmt.Sprintf(`CONSUME %s`, q))
 		require.Empty(t, rows, "nothing was written")
+	})
+}
+
+// TestLocalAvroAmbiguousHeader: an Avro payload that reads whole both as
+// raw Avro and after a wire-format header is read as the side's records
+// before it were (here: headered), and a warning says so, never a silent
+// raw reading of the header's bytes as fields.
+func TestLocalAvroAmbiguousHeader(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		topic, cl := localTopic(t, b)
+		s, _ := localSession(t, b)
+		// Under this schema the header 0 0 0 0 22 is a..d = 0 and the
+		// length (11) of e; the second payload reads whole both ways.
+		avsc := filepath.Join(t.TempDir(), "r.avsc")
+		require.NoError(t, os.WriteFile(avsc, []byte(`{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"c","type":"int"},{"name":"d","type":"int"},{"name":"e","type":"string"}]}`), 0o644))
+		require.NoError(t, cl.ProduceSync(ctxT(t),
+			&kgo.Record{Topic: topic, Partition: 2, Value: []byte{0, 0, 0, 0, 22, 2, 4, 6, 8, 4, 'h', 'i'}},
+			&kgo.Record{Topic: topic, Partition: 2, Value: []byte{0, 0, 0, 0, 22, 2, 4, 6, 8, 12, 'h', 'e', 'l', 'l', 'o', '!'}},
+		).FirstErr())
+
+		rows, _, res := query(t, s, fmt.Sprintf(`SELECT value, value_schema_id FROM %s VALUE AS AVRO '%s' LIMIT ALL`, lang.QuoteName(topic), avsc))
+		require.Len(t, rows, 2)
+		require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hi"}`, string(rows[0][0].(result.JSON)))
+		require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hello!"}`, string(rows[1][0].(result.JSON)))
+		require.EqualValues(t, 22, rows[1][1])
+		require.Equal(t, []string{"value of partition 2 offset 1: AVRO " + avsc + " (" + avsc + ") decodes both as raw Avro and after a wire-format header of schema id 22; " +
+			"shown after the header, as the side's records before it were; 1 record read this way"}, res.Stats().Warnings())
 	})
 }

@@ -1,18 +1,14 @@
 package schema
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/bufbuild/protocompile"
 	"github.com/hamba/avro/v2"
 	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -84,11 +80,12 @@ type Local struct {
 	cfg LocalConfig
 
 	protoOnce sync.Once
-	msgs      []protoreflect.MessageDescriptor // every message, nested ones too
-	protoErr  error
+	index     *protoIndex // every message's name and where it is defined
+	protoErr  error       // a --proto-path or descriptor set that cannot be read
 
-	mu     sync.Mutex
-	codecs map[LocalSpec]*LocalCodec
+	mu       sync.Mutex
+	codecs   map[LocalSpec]*LocalCodec
+	compiled map[string]protoreflect.FileDescriptor // .proto files compiled so far, by import name
 }
 
 // NewLocal returns a loader; it reads nothing until a schema is asked for.
@@ -140,48 +137,85 @@ func (c *LocalCodec) String() string {
 	return fmt.Sprintf("%s %s (%s)", typeName(c.c.kind()), c.Spec.Name, c.From)
 }
 
-// Decode appends the payload b decoded as JSON text to dst. b is the raw
+// LocalRead says how Decode read a payload.
+type LocalRead struct {
+	ID     int32 // the wire-format header's schema id, when Header or Ambiguous
+	Header bool  // a wire-format header was taken off before decoding
+	// Ambiguous: an Avro payload that decodes whole both as it is and after
+	// its first five bytes taken as a header (raw Avro often starts with a
+	// zero: an int 0, an empty string, the null of an optional field).
+	// Header says which reading came back; the caller should say so.
+	Ambiguous bool
+}
+
+// Decode is DecodeAs preferring the raw reading of an ambiguous Avro
+// payload, reporting the header's id and whether there was one.
+func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, err error) {
+	out, rd, err := c.DecodeAs(dst, b, false)
+	return out, rd.ID, rd.Header, err
+}
+
+// DecodeAs appends the payload b decoded as JSON text to dst. b is the raw
 // encoding (no wire-format header); a payload that does carry one (a zero
 // byte and a schema id, as registry producers write) is decoded by the
-// local schema after its header, and header reports its id. For Protobuf a
-// leading zero byte is always a header (no message starts with one: field
-// number 0 is invalid); for Avro, whose raw binary may well start with a
-// zero, the header is taken off only when the bytes do not decode whole
-// without it.
-func (c *LocalCodec) Decode(dst, b []byte) (out []byte, id int32, header bool, err error) {
+// local schema after its header. For Protobuf a leading zero byte is always
+// a header (no message starts with one: field number 0 is invalid), and
+// its message index must not name another message of the file than the
+// mapped one. For Avro, whose raw binary may well start with a zero, both
+// readings are tried: the one that decodes whole wins; when both do, the
+// payload is ambiguous and preferHeader picks the reading.
+func (c *LocalCodec) DecodeAs(dst, b []byte, preferHeader bool) (out []byte, rd LocalRead, err error) {
 	n := len(dst)
 	if c.c.kind() == sr.TypeProtobuf {
 		if hid, ok := HeaderID(b); ok {
+			rd = LocalRead{ID: hid, Header: true}
 			var h sr.ConfluentHeader
 			index, rest, err := h.DecodeIndex(b[5:], 64)
 			if err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
+				return dst[:n], rd, fmt.Errorf("%s: wire-format header of schema id %d: message index: %w", c, hid, err)
 			}
 			if err := c.c.(*localProto).checkIndex(index); err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
+				return dst[:n], rd, fmt.Errorf("%s: wire-format header of schema id %d: %w", c, hid, err)
 			}
 			out, err := c.c.appendJSON(dst, rest)
 			if err != nil {
-				return dst[:n], hid, true, fmt.Errorf("%s: payload does not decode: %w", c, err)
+				return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 			}
-			return out, hid, true, nil
+			return out, rd, nil
 		}
 		out, err := c.c.appendJSON(dst, b)
 		if err != nil {
-			return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 		}
-		return out, 0, false, nil
+		return out, rd, nil
 	}
 	out, err = c.c.appendJSON(dst, b)
-	if err == nil {
-		return out, 0, false, nil
-	}
-	if hid, ok := HeaderID(b); ok {
-		if out, herr := c.c.appendJSON(dst[:n], b[5:]); herr == nil {
-			return out, hid, true, nil
+	hid, framed := HeaderID(b)
+	if !framed {
+		if err != nil {
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode: %w", c, err)
 		}
+		return out, rd, nil
 	}
-	return dst[:n], 0, false, fmt.Errorf("%s: payload does not decode: %w", c, err)
+	if err != nil {
+		out, herr := c.c.appendJSON(dst[:n], b[5:])
+		if herr != nil {
+			return dst[:n], rd, fmt.Errorf("%s: payload does not decode, neither as it is (%v) nor after a wire-format header of schema id %d (%v)", c, err, hid, herr)
+		}
+		return out, LocalRead{ID: hid, Header: true}, nil
+	}
+	// The raw reading decoded; does the one after a header too? Decoded
+	// into a buffer of its own, so out stays whole whichever is kept.
+	headered, herr := c.c.appendJSON(nil, b[5:])
+	if herr != nil {
+		return out, rd, nil
+	}
+	rd = LocalRead{ID: hid, Ambiguous: true}
+	if preferHeader {
+		rd.Header = true
+		return append(dst[:n], headered...), rd, nil
+	}
+	return out, rd, nil
 }
 
 // Encode writes JSON text in the schema's raw binary encoding (no
@@ -260,112 +294,6 @@ func (c *localProto) encode(dst, text []byte) ([]byte, error) {
 	return b, nil
 }
 
-func (l *Local) protoCodec(spec LocalSpec) (*LocalCodec, error) {
-	l.protoOnce.Do(func() { l.msgs, l.protoErr = loadProtos(l.cfg) })
-	if l.protoErr != nil {
-		return nil, l.protoErr
-	}
-	if len(l.cfg.ProtoPaths) == 0 && len(l.cfg.DescriptorSets) == 0 {
-		return nil, fmt.Errorf("protobuf:%s: no Protobuf schemas are loaded: start kql with --proto-path DIR (the .proto files) or --proto-descriptor-set FILE", spec.Name)
-	}
-	md, err := findMessage(l.msgs, spec.Name)
-	if err != nil {
-		return nil, err
-	}
-	from := md.ParentFile().Path()
-	return &LocalCodec{Spec: spec, From: from, c: &localProto{md: md}}, nil
-}
-
-// loadProtos compiles every .proto under the proto paths and reads every
-// descriptor set, and returns their messages.
-func loadProtos(cfg LocalConfig) ([]protoreflect.MessageDescriptor, error) {
-	var msgs []protoreflect.MessageDescriptor
-	add := func(fd protoreflect.FileDescriptor) {
-		var walk func(protoreflect.MessageDescriptors)
-		walk = func(ms protoreflect.MessageDescriptors) {
-			for i := 0; i < ms.Len(); i++ {
-				if m := ms.Get(i); !m.IsMapEntry() {
-					msgs = append(msgs, m)
-					walk(m.Messages())
-				}
-			}
-		}
-		walk(fd.Messages())
-	}
-	for _, set := range cfg.DescriptorSets {
-		files, err := readDescriptorSet(set)
-		if err != nil {
-			return nil, err
-		}
-		files.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
-			if _, err := protoregistry.GlobalFiles.FindFileByPath(fd.Path()); err != nil || !strings.HasPrefix(fd.Path(), "google/protobuf/") {
-				add(fd)
-			}
-			return true
-		})
-	}
-	if len(cfg.ProtoPaths) > 0 {
-		names, err := protoFiles(cfg.ProtoPaths)
-		if err != nil {
-			return nil, err
-		}
-		c := protocompile.Compiler{
-			Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{ImportPaths: cfg.ProtoPaths}),
-		}
-		out, err := c.Compile(context.Background(), names...)
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path %s: %w", strings.Join(cfg.ProtoPaths, ","), err)
-		}
-		for _, fd := range out {
-			add(fd)
-		}
-	}
-	return msgs, nil
-}
-
-// protoFiles lists the .proto files under the import paths by the names
-// imports use (relative to their path); a name in two paths is the
-// first's, as protoc's -I.
-func protoFiles(paths []string) ([]string, error) {
-	seen := map[string]bool{}
-	var names []string
-	for _, dir := range paths {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path: %w", err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("--proto-path %s: not a directory (give the directory imports are relative to, as protoc's -I)", dir)
-		}
-		err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(p, ".proto") {
-				return nil
-			}
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			rel = filepath.ToSlash(rel)
-			if !seen[rel] {
-				seen[rel] = true
-				names = append(names, rel)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("--proto-path %s: %w", dir, err)
-		}
-	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("--proto-path %s: no .proto files there", strings.Join(paths, ","))
-	}
-	sort.Strings(names)
-	return names, nil
-}
-
 // readDescriptorSet reads a FileDescriptorSet. Files it imports but does not
 // hold (protoc without --include_imports) are taken from the well-known
 // types compiled into kql.
@@ -402,40 +330,35 @@ func readDescriptorSet(path string) (*protoregistry.Files, error) {
 	return files, nil
 }
 
-// findMessage finds a message by its full name (a leading dot allowed), or
-// by a name that ends exactly one message's full name.
-func findMessage(msgs []protoreflect.MessageDescriptor, name string) (protoreflect.MessageDescriptor, error) {
+// findMessage finds a message's full name by its full name (a leading dot
+// allowed), or by a name that ends exactly one message's full name.
+func findMessage(names []string, name string) (string, error) {
 	full, exact := strings.CutPrefix(name, ".")
-	var matches []protoreflect.MessageDescriptor
-	for _, m := range msgs {
-		fn := string(m.FullName())
+	var matches []string
+	for _, fn := range names {
 		if fn == full {
-			return m, nil
+			return fn, nil
 		}
 		if !exact && strings.HasSuffix(fn, "."+name) {
-			matches = append(matches, m)
+			matches = append(matches, fn)
 		}
 	}
 	switch len(matches) {
 	case 1:
 		return matches[0], nil
 	case 0:
-		near := nearNames(msgs, full)
+		near := nearNames(names, full)
 		if len(near) == 0 {
-			return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files (%d messages)", name, len(msgs))
+			return "", fmt.Errorf("protobuf:%s: no such message in the loaded .proto files (%d messages)", name, len(names))
 		}
-		return nil, fmt.Errorf("protobuf:%s: no such message in the loaded .proto files; did you mean %s?", name, strings.Join(near, ", "))
+		return "", fmt.Errorf("protobuf:%s: no such message in the loaded .proto files; did you mean %s?", name, strings.Join(near, ", "))
 	}
-	names := make([]string, len(matches))
-	for i, m := range matches {
-		names[i] = string(m.FullName())
-	}
-	return nil, fmt.Errorf("protobuf:%s matches %s: write the full name", name, strings.Join(names, ", "))
+	return "", fmt.Errorf("protobuf:%s matches %s: write the full name", name, strings.Join(matches, ", "))
 }
 
 // nearNames are up to five message names close to name: the same last
 // part in another case or package, or a few letters apart.
-func nearNames(msgs []protoreflect.MessageDescriptor, name string) []string {
+func nearNames(names []string, name string) []string {
 	type cand struct {
 		name string
 		d    int
@@ -443,11 +366,10 @@ func nearNames(msgs []protoreflect.MessageDescriptor, name string) []string {
 	low := strings.ToLower(name)
 	short := low[strings.LastIndexByte(low, '.')+1:]
 	var cs []cand
-	for _, m := range msgs {
-		fn := string(m.FullName())
+	for _, fn := range names {
 		lfn := strings.ToLower(fn)
 		d := editDistance(low, lfn)
-		if ls := strings.ToLower(string(m.Name())); ls == short || strings.Contains(ls, short) || strings.Contains(short, ls) {
+		if ls := lfn[strings.LastIndexByte(lfn, '.')+1:]; ls == short || strings.Contains(ls, short) || strings.Contains(short, ls) {
 			d = min(d, 1)
 		}
 		if d <= max(2, len(low)/3) {

@@ -239,3 +239,112 @@ func TestLocalProtobufHeaderMessageIndex(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"id":1}`, string(out))
 }
+
+// ambiguousAvsc is a schema under which a headered payload can also read
+// whole as raw Avro: the header's zero byte and the three zeros of its
+// schema id 22 are a, b, c and d, and the id's last byte (22, zigzag 11) is
+// the length of e, which then takes the eleven bytes after the header.
+const ambiguousAvsc = `{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int"},{"name":"c","type":"int"},{"name":"d","type":"int"},{"name":"e","type":"string"}]}`
+
+// ambiguousAvroPayloads are, under ambiguousAvsc, a headered payload that
+// reads one way only (after its header) and one that reads both ways.
+var ambiguousAvroPayloads = [][]byte{
+	{0, 0, 0, 0, 22, 2, 4, 6, 8, 4, 'h', 'i'},
+	{0, 0, 0, 0, 22, 2, 4, 6, 8, 12, 'h', 'e', 'l', 'l', 'o', '!'},
+}
+
+// TestLocalAvroAmbiguousHeader: a payload that decodes whole both as raw
+// Avro and after a wire-format header is reported ambiguous, and the
+// caller picks the reading; one that decodes one way only is that way.
+func TestLocalAvroAmbiguousHeader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.avsc")
+	require.NoError(t, os.WriteFile(path, []byte(ambiguousAvsc), 0o644))
+	c, err := NewLocal(LocalConfig{}).Codec(LocalSpec{Format: FormatAvro, Name: path})
+	require.NoError(t, err)
+
+	out, rd, err := c.DecodeAs(nil, ambiguousAvroPayloads[0], false)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Header: true}, rd)
+	require.Equal(t, `{"a":1,"b":2,"c":3,"d":4,"e":"hi"}`, string(out))
+
+	out, rd, err = c.DecodeAs([]byte("x"), ambiguousAvroPayloads[1], false)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Ambiguous: true}, rd)
+	require.Equal(t, `x{"a":0,"b":0,"c":0,"d":0,"e":"\u0002\u0004\u0006\u0008\u000chello!"}`, string(out))
+	out, rd, err = c.DecodeAs([]byte("x"), ambiguousAvroPayloads[1], true)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{ID: 22, Header: true, Ambiguous: true}, rd)
+	require.Equal(t, `x{"a":1,"b":2,"c":3,"d":4,"e":"hello!"}`, string(out))
+
+	// A raw payload starting with a zero that reads one way only: raw.
+	out, rd, err = c.DecodeAs(nil, []byte{0, 2, 4, 6, 2, 'z'}, true)
+	require.NoError(t, err)
+	require.Equal(t, LocalRead{}, rd)
+	require.Equal(t, `{"a":0,"b":1,"c":2,"d":3,"e":"z"}`, string(out))
+
+	_, _, err = c.DecodeAs(nil, []byte{0, 0, 0, 0, 22, 2}, false)
+	require.ErrorContains(t, err, "payload does not decode, neither as it is (")
+	require.ErrorContains(t, err, ") nor after a wire-format header of schema id 22 (")
+}
+
+// TestLocalProtobufBrokenFileElsewhere: a .proto that does not parse, or
+// does not compile, fails only the mappings whose messages need it; the
+// other topics of the --proto-path still decode.
+func TestLocalProtobufBrokenFileElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644))
+	}
+	write("good/ok.proto", "syntax = \"proto3\";\npackage good;\nmessage Ok { int32 id = 1; }\n")
+	write("wip/bad.proto", "syntax = \"proto3\";\npackage wip;\nmessage Bad {\n  int32 id = ;\n}\n")
+	write("wip/unlinked.proto", "syntax = \"proto3\";\npackage wip;\nmessage Unlinked { Missing m = 1; }\n")
+	write("uses/user.proto", "syntax = \"proto3\";\npackage uses;\nimport \"wip/bad.proto\";\nmessage User { wip.Bad b = 1; }\n")
+	l := NewLocal(LocalConfig{ProtoPaths: []string{dir}})
+
+	c, err := l.Codec(LocalSpec{Format: FormatProtobuf, Name: "good.Ok"})
+	require.NoError(t, err)
+	raw, err := c.Encode([]byte(`{"id":3}`))
+	require.NoError(t, err)
+	out, _, _, err := c.Decode(nil, raw)
+	require.NoError(t, err)
+	require.Equal(t, `{"id":3}`, string(out))
+
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "wip.Bad"})
+	require.ErrorContains(t, err, "protobuf:wip.Bad: no such message in the loaded .proto files")
+	require.ErrorContains(t, err, "1 .proto file in --proto-path "+dir+" could not be read or parsed, and the message may be there: wip/bad.proto:4:14: syntax error")
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "wip.Unlinked"})
+	require.ErrorContains(t, err, "protobuf:wip.Unlinked: wip/unlinked.proto does not compile")
+	require.ErrorContains(t, err, "wip/unlinked.proto:3:20")
+	_, err = l.Codec(LocalSpec{Format: FormatProtobuf, Name: "uses.User"})
+	require.ErrorContains(t, err, "protobuf:uses.User: uses/user.proto does not compile")
+	require.ErrorContains(t, err, "wip/bad.proto:4:14: syntax error")
+}
+
+// TestLocalProtobufSymlinks: a --proto-path that is a symbolic link, and a
+// directory linked into it, are read through the links as protoc does,
+// imports named by the linked path.
+func TestLocalProtobufSymlinks(t *testing.T) {
+	root := t.TempDir()
+	abs, err := filepath.Abs(protoDir)
+	require.NoError(t, err)
+	link := filepath.Join(root, "protos")
+	require.NoError(t, os.Symlink(abs, link))
+	c, err := NewLocal(LocalConfig{ProtoPaths: []string{link}}).Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order"})
+	require.NoError(t, err)
+	require.Equal(t, "acme/order.proto", c.From)
+
+	// acme/ linked into another tree, and that tree linked into itself.
+	tree := filepath.Join(root, "tree")
+	require.NoError(t, os.MkdirAll(tree, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(abs, "acme"), filepath.Join(tree, "acme")))
+	require.NoError(t, os.Symlink(tree, filepath.Join(tree, "loop")))
+	c, err = NewLocal(LocalConfig{ProtoPaths: []string{tree}}).Codec(LocalSpec{Format: FormatProtobuf, Name: "acme.Order"})
+	require.NoError(t, err)
+	raw, err := c.Encode([]byte(orderJSON))
+	require.NoError(t, err)
+	out, _, _, err := c.Decode(nil, raw)
+	require.NoError(t, err)
+	requireSameJSON(t, []byte(orderJSON), out)
+}
