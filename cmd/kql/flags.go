@@ -13,12 +13,14 @@ import (
 
 // options is the parsed command line.
 type options struct {
-	bootstrap     string
-	bootstrapSet  bool
-	playground    bool
-	format        string
-	check         bool
-	commandConfig string
+	bootstrap    string
+	bootstrapSet bool
+	playground   bool
+	// playgroundStatic: the playground's data stays as seeded (no traffic).
+	playgroundStatic bool
+	format           string
+	check            bool
+	commandConfig    string
 
 	tls                   bool
 	tlsCA, tlsCert        string
@@ -122,6 +124,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.SetOutput(io.Discard) // errors are printed by Main, once, in our words
 	fs.StringVarP(&o.bootstrap, "bootstrap", "b", "", "Kafka brokers to start from, `HOST:PORT,...` (default $KQL_BOOTSTRAP, else localhost:9092)")
 	fs.BoolVar(&o.playground, "playground", false, "start an embedded 3-broker cluster with demo data and use it")
+	fs.BoolVar(&o.playgroundStatic, "playground-static", false, "with --playground: no live traffic, the demo data stays as seeded (default $KQL_PLAYGROUND_STATIC)")
 	fs.VarP(scriptFlag{&o.scripts, true}, "execute", "e", "run these statements and exit (repeatable)")
 	fs.VarP(scriptFlag{&o.scripts, false}, "file", "f", "run the statements in FILE and exit; - is stdin (repeatable)")
 	o.format = "table"
@@ -158,6 +161,10 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// playgroundStaticEnv turns the playground's live traffic off, as
+// --playground-static does (tests set it so the data they read stays still).
+const playgroundStaticEnv = "KQL_PLAYGROUND_STATIC"
+
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 // parseFlags parses args and checks the combinations pflag cannot.
@@ -177,6 +184,16 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 	o.clientIDSet = fs.Changed("client-id")
 	if o.bootstrapSet && strings.TrimSpace(o.bootstrap) == "" {
 		return nil, fs, usagef("--bootstrap: empty address list (want host:port[,host:port...])")
+	}
+	if fs.Changed("playground-static") && !o.playground {
+		return nil, fs, usagef("--playground-static only applies to --playground")
+	}
+	if !fs.Changed("playground-static") {
+		switch strings.ToLower(strings.TrimSpace(getenv(playgroundStaticEnv))) {
+		case "", "0", "false", "no", "off":
+		default:
+			o.playgroundStatic = true
+		}
 	}
 	if o.playground {
 		for _, name := range []string{"bootstrap", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user",
@@ -270,6 +287,8 @@ Flags:
 	fmt.Fprint(w, `
 Environment:
   KQL_BOOTSTRAP       default for --bootstrap
+  KQL_PLAYGROUND_STATIC
+                      set (not 0, false, no, off): --playground without live traffic, as --playground-static
   KQL_SASL_PASSWORD   the SASL password (there is no flag for it)
   KQL_SCHEMA_REGISTRY_PASSWORD
                       the schema registry password of --schema-registry-user (no flag either)
