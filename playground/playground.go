@@ -32,6 +32,11 @@
 // The schema registry is franz-go's srfake, serving on 127.0.0.1 in the
 // same process (RegistryURL); the records are encoded through it with the
 // schema package, as PRODUCE does. Close stops the brokers and the registry.
+//
+// Start leaves the data as seeded. StartTraffic (live.go, traffic.go) makes
+// it live: a producer keeps writing records like the seed's, and four groups
+// run real members (kept up, behind and catching up, stalled; one stays
+// stopped) until Close.
 package playground
 
 import (
