@@ -32,6 +32,11 @@
 // The schema registry is franz-go's srfake, serving on 127.0.0.1 in the
 // same process (RegistryURL); the records are encoded through it with the
 // schema package, as PRODUCE does. Close stops the brokers and the registry.
+//
+// Start leaves the data as seeded. StartTraffic (live.go, traffic.go) makes
+// it live: a producer keeps writing records like the seed's, and four groups
+// run real members (kept up, behind and catching up, stalled; one stays
+// stopped) until Close.
 package playground
 
 import (
@@ -73,8 +78,11 @@ var Groups = []string{"billing", "shipping", "analytics", "fraud-detection", "em
 
 // Playground is a running demo cluster and its schema registry.
 type Playground struct {
-	c  *kfake.Cluster
-	sr *srfake.Registry
+	c   *kfake.Cluster
+	sr  *srfake.Registry
+	reg *encoder // set by the seed
+
+	traffic *traffic // nil until StartTraffic
 }
 
 // Start runs the cluster and the schema registry on 127.0.0.1 and seeds
@@ -105,6 +113,7 @@ func (p *Playground) Cluster() *kfake.Cluster { return p.c }
 // Close stops the cluster and the registry: no listener or goroutine of
 // either is left.
 func (p *Playground) Close() {
+	p.stopTraffic()
 	p.c.Close()
 	p.sr.Close()
 }
@@ -174,36 +183,9 @@ func records(rng *rand.Rand, base time.Time) []*kgo.Record {
 		step := time.Hour / time.Duration(n)
 		return base.Add(time.Duration(i)*step + time.Duration(rng.Int63n(int64(step))))
 	}
-	js := func(v any) []byte {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err) // static shapes: cannot fail
-		}
-		return b
-	}
-
-	sources := []string{"web", "mobile", "pos"}
-	products := []string{"espresso beans", "grinder", "kettle", "filter papers", "mug", "scale", "dripper", "tamper"}
-	statuses := []string{"created", "paid", "shipped", "delivered", "cancelled"}
 	for i := 0; i < OrdersRecords; i++ {
 		cust := fmt.Sprintf("c-%04d", 1+rng.Intn(CustomerRecords))
-		ts := at(i, OrdersRecords)
-		order := map[string]any{
-			"order_id": fmt.Sprintf("o-%05d", 10000+i),
-			"customer": cust,
-			"product":  products[rng.Intn(len(products))],
-			"quantity": 1 + rng.Intn(4),
-			"amount":   float64(500+rng.Intn(20000)) / 100,
-			"status":   statuses[rng.Intn(len(statuses))],
-		}
-		hdrs := []kgo.RecordHeader{
-			{Key: "source", Value: []byte(sources[rng.Intn(len(sources))])},
-			{Key: "trace-id", Value: []byte(fmt.Sprintf("%016x", rng.Uint64()))},
-		}
-		if i%10 == 0 { // a repeated header key: headers keep order and duplicates
-			hdrs = append(hdrs, kgo.RecordHeader{Key: "retry", Value: []byte("1")}, kgo.RecordHeader{Key: "retry", Value: []byte("2")})
-		}
-		out = append(out, &kgo.Record{Topic: "orders", Key: []byte(cust), Value: js(order), Headers: hdrs, Timestamp: ts})
+		out = append(out, order(rng, i, cust, at(i, OrdersRecords)))
 	}
 
 	cities := []string{"Lisbon", "Oslo", "Lyon", "Porto", "Gent", "Turin", "Graz", "Cork"}
@@ -248,6 +230,38 @@ func records(rng *rand.Rand, base time.Time) []*kgo.Record {
 		out = append(out, &kgo.Record{Topic: "sensor-readings", Key: []byte(fmt.Sprintf("sensor-%d", i%4)), Value: v, Timestamp: at(i, 40)})
 	}
 	return out
+}
+
+// order is orders' record number i, for customer cust: the seed's and the
+// live traffic's orders are made alike.
+func order(rng *rand.Rand, i int, cust string, ts time.Time) *kgo.Record {
+	sources := []string{"web", "mobile", "pos"}
+	products := []string{"espresso beans", "grinder", "kettle", "filter papers", "mug", "scale", "dripper", "tamper"}
+	statuses := []string{"created", "paid", "shipped", "delivered", "cancelled"}
+	o := map[string]any{
+		"order_id": fmt.Sprintf("o-%05d", 10000+i),
+		"customer": cust,
+		"product":  products[rng.Intn(len(products))],
+		"quantity": 1 + rng.Intn(4),
+		"amount":   float64(500+rng.Intn(20000)) / 100,
+		"status":   statuses[rng.Intn(len(statuses))],
+	}
+	hdrs := []kgo.RecordHeader{
+		{Key: "source", Value: []byte(sources[rng.Intn(len(sources))])},
+		{Key: "trace-id", Value: []byte(fmt.Sprintf("%016x", rng.Uint64()))},
+	}
+	if i%10 == 0 { // a repeated header key: headers keep order and duplicates
+		hdrs = append(hdrs, kgo.RecordHeader{Key: "retry", Value: []byte("1")}, kgo.RecordHeader{Key: "retry", Value: []byte("2")})
+	}
+	return &kgo.Record{Topic: "orders", Key: []byte(cust), Value: js(o), Headers: hdrs, Timestamp: ts}
+}
+
+func js(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // static shapes: cannot fail
+	}
+	return b
 }
 
 // groupTopics says which topics each group has committed offsets for.

@@ -95,56 +95,87 @@ func (p *Playground) registryRecords(ctx context.Context, rng *rand.Rand, base t
 	if err != nil {
 		return nil, err
 	}
-	encode := func(id int, v any) ([]byte, error) {
-		text, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		enc, err := reg.Encode(ctx, schema.Ref{ID: id}, text)
-		if err != nil {
-			return nil, fmt.Errorf("encoding %s: %w", text, err)
-		}
-		return enc.Bytes, nil
-	}
+	p.reg = &encoder{reg: reg, paymentID: payID, shipmentID: shipID}
 	at := func(i, n int) time.Time { // spread n records over the hour, with jitter
 		step := time.Hour / time.Duration(n)
 		return base.Add(time.Duration(i)*step + time.Duration(rng.Int63n(int64(step))))
 	}
 
 	var out []*kgo.Record
-	methods := []string{"CARD", "TRANSFER", "WALLET"}
-	coupons := []string{"WELCOME10", "SPRING", "LOYAL5"}
 	const legacyAt = PaymentsAvroRecords / 2 // the record with the unknown schema id comes after this many
 	for i := 0; i < PaymentsAvroRecords+1; i++ {
 		ts := at(i, PaymentsAvroRecords+1)
 		order := fmt.Sprintf("o-%05d", 10000+rng.Intn(OrdersRecords))
-		cents := 500 + rng.Intn(20000)
-		var coupon any // null for most payments
-		if rng.Intn(4) == 0 {
-			coupon = coupons[rng.Intn(len(coupons))]
-		}
-		v, err := encode(payID, map[string]any{
-			"payment_id": fmt.Sprintf("pa-%05d", i),
-			"order_id":   order,
-			"amount":     json.Number(fmt.Sprintf("%d.%02d", cents/100, cents%100)),
-			"currency":   "EUR",
-			"method":     methods[rng.Intn(len(methods))],
-			"paid_at":    ts.UTC().Format("2006-01-02T15:04:05.000Z"),
-			"coupon":     coupon,
-		})
+		r, err := p.reg.payment(ctx, rng, i, order, ts)
 		if err != nil {
 			return nil, err
 		}
-		key := order
 		if i == legacyAt {
 			// Written against another registry: the same bytes under an
 			// id this registry does not know.
-			binary.BigEndian.PutUint32(v[1:5], UnknownSchemaID)
-			key = "o-legacy"
+			binary.BigEndian.PutUint32(r.Value[1:5], UnknownSchemaID)
+			r.Key = []byte("o-legacy")
 		}
-		out = append(out, &kgo.Record{Topic: "payments-avro", Key: []byte(key), Value: v, Timestamp: ts})
+		out = append(out, r)
 	}
+	for i := 0; i < ShipmentRecords; i++ {
+		ts := at(i, ShipmentRecords)
+		order := fmt.Sprintf("o-%05d", 10000+rng.Intn(OrdersRecords))
+		r, err := p.reg.shipment(ctx, rng, i, order, ts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
 
+// encoder writes the registry topics' records, for the seed and for the
+// live traffic alike, so both look the same.
+type encoder struct {
+	reg                   *schema.Registry
+	paymentID, shipmentID int
+}
+
+func (e *encoder) encode(ctx context.Context, id int, v any) ([]byte, error) {
+	text, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	enc, err := e.reg.Encode(ctx, schema.Ref{ID: id}, text)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", text, err)
+	}
+	return enc.Bytes, nil
+}
+
+// payment is payments-avro's record number i, paying order.
+func (e *encoder) payment(ctx context.Context, rng *rand.Rand, i int, order string, ts time.Time) (*kgo.Record, error) {
+	methods := []string{"CARD", "TRANSFER", "WALLET"}
+	coupons := []string{"WELCOME10", "SPRING", "LOYAL5"}
+	cents := 500 + rng.Intn(20000)
+	var coupon any // null for most payments
+	if rng.Intn(4) == 0 {
+		coupon = coupons[rng.Intn(len(coupons))]
+	}
+	v, err := e.encode(ctx, e.paymentID, map[string]any{
+		"payment_id": fmt.Sprintf("pa-%05d", i),
+		"order_id":   order,
+		"amount":     json.Number(fmt.Sprintf("%d.%02d", cents/100, cents%100)),
+		"currency":   "EUR",
+		"method":     methods[rng.Intn(len(methods))],
+		"paid_at":    ts.UTC().Format("2006-01-02T15:04:05.000Z"),
+		"coupon":     coupon,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &kgo.Record{Topic: "payments-avro", Key: []byte(order), Value: v, Timestamp: ts}, nil
+}
+
+// shipment is shipments-proto's record number i, shipping order: every
+// fifth is a ShipmentCancelled.
+func (e *encoder) shipment(ctx context.Context, rng *rand.Rand, i int, order string, ts time.Time) (*kgo.Record, error) {
 	carriers := []string{"DHL", "UPS", "PostNL", "GLS"}
 	statuses := []string{"PACKED", "IN_TRANSIT", "DELIVERED"}
 	cities := []struct{ city, postal, country string }{
@@ -153,35 +184,30 @@ func (p *Playground) registryRecords(ctx context.Context, rng *rand.Rand, base t
 	}
 	skus := []string{"espresso-beans", "grinder", "kettle", "filter-papers", "mug", "scale", "dripper", "tamper"}
 	reasons := []string{"customer request", "address not found", "payment failed"}
-	for i := 0; i < ShipmentRecords; i++ {
-		ts := at(i, ShipmentRecords)
-		order := fmt.Sprintf("o-%05d", 10000+rng.Intn(OrdersRecords))
-		id := fmt.Sprintf("s-%05d", i)
-		var msg map[string]any
-		if i%5 == 4 {
-			msg = map[string]any{"shipment_id": id, "order_id": order, "reason": reasons[rng.Intn(len(reasons))]}
-		} else {
-			c := cities[rng.Intn(len(cities))]
-			var parcels []map[string]any
-			for n := 1 + rng.Intn(3); n > 0; n-- {
-				parcels = append(parcels, map[string]any{
-					"sku": skus[rng.Intn(len(skus))], "quantity": 1 + rng.Intn(3), "weight_kg": float64(1+rng.Intn(50)) / 10,
-				})
-			}
-			msg = map[string]any{
-				"shipment_id": id,
-				"order_id":    order,
-				"status":      statuses[rng.Intn(len(statuses))],
-				"destination": map[string]any{"street": fmt.Sprintf("%d Harbour Street", 1+rng.Intn(200)), "city": c.city, "postal_code": c.postal, "country": c.country},
-				"parcels":     parcels,
-				"carrier":     carriers[rng.Intn(len(carriers))],
-			}
+	id := fmt.Sprintf("s-%05d", i)
+	var msg map[string]any
+	if i%5 == 4 {
+		msg = map[string]any{"shipment_id": id, "order_id": order, "reason": reasons[rng.Intn(len(reasons))]}
+	} else {
+		c := cities[rng.Intn(len(cities))]
+		var parcels []map[string]any
+		for n := 1 + rng.Intn(3); n > 0; n-- {
+			parcels = append(parcels, map[string]any{
+				"sku": skus[rng.Intn(len(skus))], "quantity": 1 + rng.Intn(3), "weight_kg": float64(1+rng.Intn(50)) / 10,
+			})
 		}
-		v, err := encode(shipID, msg)
-		if err != nil {
-			return nil, err
+		msg = map[string]any{
+			"shipment_id": id,
+			"order_id":    order,
+			"status":      statuses[rng.Intn(len(statuses))],
+			"destination": map[string]any{"street": fmt.Sprintf("%d Harbour Street", 1+rng.Intn(200)), "city": c.city, "postal_code": c.postal, "country": c.country},
+			"parcels":     parcels,
+			"carrier":     carriers[rng.Intn(len(carriers))],
 		}
-		out = append(out, &kgo.Record{Topic: "shipments-proto", Key: []byte(order), Value: v, Timestamp: ts})
 	}
-	return out, nil
+	v, err := e.encode(ctx, e.shipmentID, msg)
+	if err != nil {
+		return nil, err
+	}
+	return &kgo.Record{Topic: "shipments-proto", Key: []byte(order), Value: v, Timestamp: ts}, nil
 }

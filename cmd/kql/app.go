@@ -73,6 +73,8 @@ type playgroundRun struct {
 	bootstrap   []string
 	registryURL string // "" when it has none
 	stop        func()
+	// startTraffic starts the live traffic and groups; nil when it has none.
+	startTraffic func() error
 }
 
 // world holds what Main takes from the real world, so tests can replace it.
@@ -93,7 +95,8 @@ func realWorld() world {
 			if err != nil {
 				return nil, err
 			}
-			return &playgroundRun{bootstrap: pg.Bootstrap(), registryURL: pg.RegistryURL(), stop: pg.Close}, nil
+			return &playgroundRun{bootstrap: pg.Bootstrap(), registryURL: pg.RegistryURL(), stop: pg.Close,
+				startTraffic: func() error { return pg.StartTraffic() }}, nil
 		},
 		statementContext: func(parent context.Context) (context.Context, context.CancelFunc) {
 			return signal.NotifyContext(parent, os.Interrupt)
@@ -327,6 +330,13 @@ func (a *app) connect(ctx context.Context) int {
 		}
 		a.local = localSchemasFrom(a.opts, nil)
 		a.noticef("playground: a 3-broker cluster with demo data is running at %s (stops when kql exits)", where)
+		if !a.opts.playgroundStatic && pg.startTraffic != nil {
+			if err := pg.startTraffic(); err != nil {
+				a.warnf("playground: %v; its data stays as seeded", err)
+			} else {
+				a.noticef("playground: live traffic: a few records a second, with bursts; groups warehouse-sync (keeps up), billing (falls behind, catches up), fraud-detection (stalled), shipping (stopped); --playground-static for still data")
+			}
+		}
 		a.kcfg = kafka.Config{Bootstrap: pg.bootstrap, ClientID: a.opts.clientID}
 		a.setGuard(nil)
 	} else {

@@ -26,7 +26,7 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Fatalf("--help:\n%s", r)
 	}
 	fs := newFlagSet(&options{})
-	for _, name := range []string{"bootstrap", "playground", "execute", "file", "format", "check", "command-config",
+	for _, name := range []string{"bootstrap", "playground", "playground-static", "execute", "file", "format", "check", "command-config",
 		"tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism",
 		"sasl-user", "schema-registry", "schema-registry-user", "schema-registry-ca", "timeout", "client-id", "keep-going", "color", "no-history", "history-file", "quiet", "trace", "version", "help"} {
 		if fs.Lookup(name) == nil {

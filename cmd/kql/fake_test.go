@@ -104,10 +104,12 @@ type harness struct {
 	registries []*schema.Registry
 	// playgroundRegistry is the registry URL the fake playground reports.
 	playgroundRegistry string
-	env                map[string]string
-	stdin              string
-	tty                bool // stdin, stdout and stderr are terminals
-	interrupt          chan struct{}
+	// playgroundTraffic is the fake playground's startTraffic (nil: none).
+	playgroundTraffic func() error
+	env               map[string]string
+	stdin             string
+	tty               bool // stdin, stdout and stderr are terminals
+	interrupt         chan struct{}
 }
 
 func newHarness(t *testing.T) *harness {
@@ -147,7 +149,7 @@ func (h *harness) runWithDial(args []string, dial func(kafka.Config) (*connectio
 				setRegistry: func(r *schema.Registry) { h.registries = append(h.registries, r) }}, nil
 		},
 		playground: func(context.Context) (*playgroundRun, error) {
-			return &playgroundRun{bootstrap: []string{"127.0.0.1:1111"}, registryURL: h.playgroundRegistry, stop: func() {}}, nil
+			return &playgroundRun{bootstrap: []string{"127.0.0.1:1111"}, registryURL: h.playgroundRegistry, stop: func() {}, startTraffic: h.playgroundTraffic}, nil
 		},
 		statementContext: func(parent context.Context) (context.Context, context.CancelFunc) {
 			ctx, cancel := context.WithCancel(parent)

@@ -24,6 +24,8 @@ type options struct {
 	cluster       string
 	clusterSource string
 	readOnly      bool
+	// playgroundStatic: the playground's data stays as seeded (no traffic).
+	playgroundStatic bool
 
 	tls                   bool
 	tlsCA, tlsCert        string
@@ -130,6 +132,7 @@ func newFlagSet(o *options) *pflag.FlagSet {
 	fs.SetOutput(io.Discard) // errors are printed by Main, once, in our words
 	fs.StringVarP(&o.bootstrap, "bootstrap", "b", "", "Kafka brokers to start from, `HOST:PORT,...` (default $KQL_BOOTSTRAP, else localhost:9092)")
 	fs.BoolVar(&o.playground, "playground", false, "start an embedded 3-broker cluster with demo data and use it")
+	fs.BoolVar(&o.playgroundStatic, "playground-static", false, "with --playground: no live traffic, the demo data stays as seeded (default $KQL_PLAYGROUND_STATIC)")
 	fs.VarP(scriptFlag{&o.scripts, true}, "execute", "e", "run these statements and exit (repeatable)")
 	fs.VarP(scriptFlag{&o.scripts, false}, "file", "f", "run the statements in FILE and exit; - is stdin (repeatable)")
 	o.format = "table"
@@ -170,6 +173,10 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
+// playgroundStaticEnv turns the playground's live traffic off, as
+// --playground-static does (tests set it so the data they read stays still).
+const playgroundStaticEnv = "KQL_PLAYGROUND_STATIC"
+
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
 // parseFlags parses args and checks the combinations pflag cannot.
@@ -189,6 +196,16 @@ func parseFlags(args []string, getenv func(string) string) (*options, *pflag.Fla
 	o.clientIDSet = fs.Changed("client-id")
 	if o.bootstrapSet && strings.TrimSpace(o.bootstrap) == "" {
 		return nil, fs, usagef("--bootstrap: empty address list (want host:port[,host:port...])")
+	}
+	if fs.Changed("playground-static") && !o.playground {
+		return nil, fs, usagef("--playground-static only applies to --playground")
+	}
+	if !fs.Changed("playground-static") {
+		switch strings.ToLower(strings.TrimSpace(getenv(playgroundStaticEnv))) {
+		case "", "0", "false", "no", "off":
+		default:
+			o.playgroundStatic = true
+		}
 	}
 	if o.playground {
 		for _, name := range []string{"bootstrap", "cluster", "command-config", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "tls-insecure-skip-verify", "sasl-mechanism", "sasl-user",
@@ -300,6 +317,8 @@ Environment:
   KQL_BOOTSTRAP       default for --bootstrap
   KQL_CLUSTER         default for --cluster (the profile to connect with)
   XDG_CONFIG_HOME     profiles are $XDG_CONFIG_HOME/kql/clusters/NAME.properties (default ~/.config)
+  KQL_PLAYGROUND_STATIC
+                      set (not 0, false, no, off): --playground without live traffic, as --playground-static
   KQL_SASL_PASSWORD   the SASL password (there is no flag for it)
   KQL_SCHEMA_REGISTRY_PASSWORD
                       the schema registry password of --schema-registry-user (no flag either)

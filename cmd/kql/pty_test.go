@@ -463,7 +463,7 @@ func TestPTYSchemaRegistryPasswordIsPromptedWithoutEcho(t *testing.T) {
 }
 
 func TestPTYPlayground(t *testing.T) {
-	s := startPTY(t, nil, "--playground", "--no-history")
+	s := startPTY(t, nil, "--playground", "--playground-static", "--no-history")
 	s.expect(`playground: .* running at 127\.0\.0\.1:\d+,127\.0\.0\.1:\d+,127\.0\.0\.1:\d+ with a schema registry at http://127\.0\.0\.1:\d+ `)
 	s.expect(`connected to cluster kql-playground \(3 brokers\)`)
 	s.expect(`schema registry: http://127\.0\.0\.1:\d+ \(the playground's\)`)

@@ -88,6 +88,9 @@ func TestScripts(t *testing.T) {
 			env.Values[registriesKey{}] = map[string]*scriptRegistry{}
 			env.Setenv("KQL_BOOTSTRAP", strings.Join(c.ListenAddrs(), ","))
 			env.Setenv("NO_COLOR", "")
+			// Scripts read the playground's data as seeded, never moving
+			// (playground.txtar turns the traffic on where it shows it).
+			env.Setenv("KQL_PLAYGROUND_STATIC", "1")
 			env.Setenv("HOME", env.WorkDir) // a history file never lands in the real home
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
 			return nil
