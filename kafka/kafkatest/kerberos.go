@@ -74,10 +74,13 @@ func StartKDC(ctx context.Context) (k *KDC, err error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	k = &KDC{Dir: dir, Krb5Conf: filepath.Join(dir, "krb5.conf")}
+	// made, not k: every failing return below sets k to nil before this
+	// runs, and the KDC started and its directory must still go.
+	made := &KDC{Dir: dir, Krb5Conf: filepath.Join(dir, "krb5.conf")}
+	k = made
 	defer func() {
 		if err != nil {
-			k.Close()
+			made.Close()
 		}
 	}()
 	ports, err := freePorts(1)
@@ -273,10 +276,11 @@ func (b *KerberosBed) Close() {
 
 // StartKerberos starts a KDC and a real cluster whose brokers accept GSSAPI.
 func StartKerberos(ctx context.Context, cfg RealConfig) (b *KerberosBed, err error) {
-	b = &KerberosBed{Client: "kql@" + KerberosRealm}
-	defer func() {
+	bed := &KerberosBed{Client: "kql@" + KerberosRealm}
+	b = bed
+	defer func() { // bed, not b: a failing return sets b to nil first
 		if err != nil {
-			b.Close()
+			bed.Close()
 		}
 	}()
 	if b.KDC, err = StartKDC(ctx); err != nil {
