@@ -3,7 +3,9 @@ package kafka
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,3 +63,46 @@ func TestKerberosTicketCacheReadAgainAfterKinit(t *testing.T) {
 	}
 }
 
+// A keytab login outlives its tickets: with a TGT lifetime of a few
+// seconds, a connection made after it ended still authenticates (gokrb5
+// logs in again from the keytab), so a session longer than the realm's
+// ticket lifetime keeps connecting.
+func TestKerberosKeytabLogsInAgainAfterExpiry(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kdc, err := kafkatest.StartKDC(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kdc.Close()
+	dir := t.TempDir()
+	if err := kdc.AddPrincipal(ctx, kafkatest.KerberosServicePrincipal, filepath.Join(dir, "kafka.keytab")); err != nil {
+		t.Fatal(err)
+	}
+	user, keytab := "u@"+kafkatest.KerberosRealm, filepath.Join(dir, "u.keytab")
+	if err := kdc.AddPrincipal(ctx, user, keytab); err != nil {
+		t.Fatal(err)
+	}
+	// The bed's krb5.conf with tickets of 3 seconds.
+	conf, err := os.ReadFile(kdc.Krb5Conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "krb5.conf")
+	if err := os.WriteFile(short, []byte(strings.Replace(string(conf), "ticket_lifetime = 12h", "ticket_lifetime = 3s", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mech, err := Kerberos{Service: "kafka", Principal: user, Keytab: keytab, Krb5Conf: short, Krb5From: "the test's"}.Mechanism()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mech.(*krbMech).Close()
+	const broker = "localhost:9092"
+	if _, _, err := mech.Authenticate(ctx, broker); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // past the first TGT's and service ticket's end
+	if _, token, err := mech.Authenticate(ctx, broker); err != nil || len(token) == 0 {
+		t.Fatalf("a connection after the keytab's first tickets ended: %v", err)
+	}
+}
