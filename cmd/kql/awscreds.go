@@ -69,11 +69,20 @@ func awsCredentialChain(getenv func(string) string, profile string) (*awsCreds, 
 			sections = append(sections, s)
 		}
 	}
+	if len(sections) == 0 && explicit {
+		// aws-msk-iam-auth puts the awsProfileName profile before the
+		// default chain, not instead of it: without that profile the
+		// environment and $AWS_PROFILE (or default) still count.
+		c, err := awsCredentialChain(getenv, "")
+		if err != nil {
+			return nil, fmt.Errorf("AWS credentials: no profile %q (awsProfileName in sasl.jaas.config) in %s or %s, and the default chain has none either: %w",
+				profile, orNone(credFile), orNone(confFile), err)
+		}
+		c.Source += fmt.Sprintf(" (no profile %q, awsProfileName, in %s or %s)", profile, orNone(credFile), orNone(confFile))
+		return c, nil
+	}
 	if len(sections) == 0 {
 		where := "neither $AWS_ACCESS_KEY_ID nor"
-		if explicit {
-			where = "not"
-		}
 		return nil, fmt.Errorf("AWS credentials: %s a profile %q in %s or %s: set $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, or write the profile (aws configure --profile %s)",
 			where, profile, orNone(credFile), orNone(confFile), profile)
 	}
