@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +66,44 @@ source_profile = continued
 		} else if !strings.Contains(err.Error(), want) {
 			t.Errorf("profile %s: want %q, got %v", profile, want, err)
 		}
+	}
+}
+
+// Temporary credentials that a tool rewrites in the credentials file while
+// kql runs: the next authentication signs with the new ones.
+func TestMSKIAMReadsTheCredentialsAgainAtEachLogin(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "credentials")
+	env := func(k string) string { return map[string]string{"AWS_SHARED_CREDENTIALS_FILE": creds, "HOME": dir}[k] }
+	writeTestFile(t, creds, "[default]\naws_access_key_id = ASIAFIRST\naws_secret_access_key = s1\naws_session_token = t1\n")
+	m := &mskSettings{}
+	if err := m.resolve(env); err != nil {
+		t.Fatal(err)
+	}
+	mech := m.mechanism()
+	keyOf := func() string {
+		t.Helper()
+		_, payload, err := mech.Authenticate(context.Background(), "b-1.demo.abc123.c2.kafka.eu-west-1.amazonaws.com:9098")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f map[string]string
+		if err := json.Unmarshal(payload, &f); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(f["x-amz-credential"], "/")[0] + " " + f["x-amz-security-token"]
+	}
+	if got := keyOf(); got != "ASIAFIRST t1" {
+		t.Fatalf("first login signed with %q", got)
+	}
+	writeTestFile(t, creds, "[default]\naws_access_key_id = ASIASECOND\naws_secret_access_key = s2\naws_session_token = t2\n")
+	if got := keyOf(); got != "ASIASECOND t2" {
+		t.Errorf("after the credentials file was rewritten, the next login signed with %q, want ASIASECOND t2", got)
+	}
+	if err := os.Remove(creds); err != nil {
+		t.Fatal(err)
+	}
+	if got := keyOf(); got != "ASIAFIRST t1" { // the chain fails now: the credentials kql started with
+		t.Errorf("with the credentials file gone, the login signed with %q, want the starting ASIAFIRST t1", got)
 	}
 }
