@@ -77,6 +77,8 @@ type Cluster struct {
 	prod   *kgo.Client
 
 	leaderWait atomic.Int64 // a read's wait for a leader; 0: DefaultLeaderWait
+
+	closeOnce sync.Once // the SASL mechanism is released once, however often Close runs
 }
 
 // Dial connects to the cluster and checks that at least one broker answers a
@@ -107,13 +109,16 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		opts = append(opts, kgo.DialTLSConfig(cfg.TLS))
 	}
 	if cfg.SASL != nil {
-		opts = append(opts, kgo.SASL(cfg.SASL))
+		opts = append(opts, kgo.SASL(kgoSASL(cfg.SASL)))
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka client options: %w", err)
 	}
 	c := &Cluster{cfg: cfg, cl: cl}
+	if cfg.SASL != nil {
+		retainSASL(cfg.SASL) // released by Close, also on the failure below
+	}
 	c.seedAnswered = -1
 	if cfg.Trace != nil {
 		c.SetTrace(cfg.Trace)
@@ -124,13 +129,14 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 	pctx, cancel := context.WithTimeout(ctx, cfg.DialTimeout)
 	defer cancel()
 	if _, err := c.Metadata(pctx, []string{}); err != nil {
-		cl.Close()
+		c.Close()
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
 	}
 	return c, nil
 }
 
-// Close closes every connection of the cluster.
+// Close closes every connection of the cluster, and its SASL mechanism if
+// no other Cluster holds it.
 func (c *Cluster) Close() {
 	c.prodMu.Lock()
 	if c.prod != nil {
@@ -139,6 +145,9 @@ func (c *Cluster) Close() {
 	}
 	c.prodMu.Unlock()
 	c.cl.Close()
+	if c.cfg.SASL != nil {
+		c.closeOnce.Do(func() { releaseSASL(c.cfg.SASL) })
+	}
 }
 
 // SetLeaderWait sets how long a read without a deadline of its own waits

@@ -78,7 +78,7 @@ func (e *KerberosError) Error() string {
 	case KerberosKDCUnreachable:
 		return fmt.Sprintf("Kerberos: no KDC of the realm answered (%s, from %s) while logging in as %s: %s", kdcs, e.Krb5Conf, e.Principal, netCause(e.Err))
 	case KerberosTicketExpired:
-		return fmt.Sprintf("Kerberos: the ticket of %s in %s has expired: run kinit again (kql cannot renew a ticket cache; a keytab, useKeyTab=true, renews by itself)", e.Principal, e.Source)
+		return fmt.Sprintf("Kerberos: the ticket of %s in %s has expired: run kinit again (kql reads the cache again at the next connection; a keytab, useKeyTab=true, logs in again by itself)", e.Principal, e.Source)
 	}
 	what := "logging in as " + e.Principal
 	if e.SPN != "" {
@@ -153,22 +153,58 @@ func (k Kerberos) Mechanism() (sasl.Mechanism, error) {
 				return nil, cfgErr("the ticket cache %s holds tickets of %s, not of principal=%s in sasl.jaas.config: kinit %s, or drop principal=", k.CCache, m.principal, k.Principal, want)
 			}
 		}
-		cl, err := client.NewFromCCache(cc, conf, client.DisablePAFXFAST(true))
+		cl, end, err := cacheClient(cc, conf)
 		if err != nil {
 			return nil, cfgErr("the ticket cache %s has no usable ticket-granting ticket for %s (%v): run kinit", k.CCache, m.principal, err)
 		}
-		m.cl = cl
+		m.cl, m.tgtEnd = cl, end
 		m.fromCache = true
-		if tgt, ok := cc.GetEntry(types.PrincipalName{NameType: nametype.KRB_NT_SRV_INST,
-			NameString: []string{"krbtgt", cc.DefaultPrincipal.Realm}}); ok {
-			m.tgtEnd = tgt.EndTime
-		}
 	}
 	if r, ok := realmOf(conf, m.principal); ok {
 		m.kdcs = r
 	}
 	m.mech = kerberos.Auth{Client: m.cl, Service: k.Service}.AsMechanismWithClose()
 	return m, nil
+}
+
+// cacheClient is a Kerberos client on a ticket cache's TGT, and when that
+// TGT ends (zero if the cache does not say).
+func cacheClient(cc *credentials.CCache, conf *config.Config) (*client.Client, time.Time, error) {
+	cl, err := client.NewFromCCache(cc, conf, client.DisablePAFXFAST(true))
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var end time.Time
+	if tgt, ok := cc.GetEntry(types.PrincipalName{NameType: nametype.KRB_NT_SRV_INST,
+		NameString: []string{"krbtgt", cc.DefaultPrincipal.Realm}}); ok {
+		end = tgt.EndTime
+	}
+	return cl, end, nil
+}
+
+// reloadCache reads the ticket cache file again: the user may have run
+// kinit since kql loaded it (a REPL outlives a ticket). It switches to the
+// file's tickets when they are of the same principal and not yet expired,
+// and reports whether it did.
+func (m *krbMech) reloadCache() bool {
+	cc, err := credentials.LoadCCache(m.k.CCache)
+	if err != nil {
+		return false
+	}
+	if strings.Join(cc.DefaultPrincipal.PrincipalName.NameString, "/")+"@"+cc.DefaultPrincipal.Realm != m.principal {
+		return false
+	}
+	cl, end, err := cacheClient(cc, m.conf)
+	if err != nil || end.IsZero() || !time.Now().Before(end) {
+		return false
+	}
+	// The old client is dropped, not destroyed: a connection may be
+	// authenticating with it right now, and a client on a ticket cache
+	// runs no renewal goroutine (gokrb5 starts one only after a login with
+	// a keytab or password).
+	m.cl, m.tgtEnd = cl, end
+	m.mech = kerberos.Auth{Client: cl, Service: m.k.Service}.AsMechanismWithClose()
+	return true
 }
 
 // Principal is the client principal this login uses, user@REALM.
@@ -193,6 +229,8 @@ var _ sasl.ClosingMechanism = (*krbMech)(nil)
 func (m *krbMech) Name() string { return "GSSAPI" }
 
 func (m *krbMech) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if c, ok := m.mech.(sasl.ClosingMechanism); ok {
 		c.Close()
 	}
@@ -202,26 +240,29 @@ func (m *krbMech) Close() {
 // so that a failure says which step failed (franz-go's mechanism then finds
 // both in the client's cache and builds the GSSAPI token).
 func (m *krbMech) Authenticate(ctx context.Context, host string) (sasl.Session, []byte, error) {
-	if err := m.prepare(host); err != nil {
+	mech, err := m.prepare(host)
+	if err != nil {
 		return nil, nil, err
 	}
-	return m.mech.Authenticate(ctx, host)
+	return mech.Authenticate(ctx, host)
 }
 
-func (m *krbMech) prepare(addr string) error {
+// prepare returns the mechanism to authenticate with (a ticket cache
+// read again after kinit has a new one).
+func (m *krbMech) prepare(addr string) (sasl.Mechanism, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	ke := &KerberosError{Principal: m.principal, Source: m.source, Addr: addr, KDCs: m.kdcs,
 		Krb5Conf: m.k.Krb5Conf + " (" + m.k.Krb5From + ")"}
 	if m.fromCache {
-		if !m.tgtEnd.IsZero() && time.Now().After(m.tgtEnd) {
+		if !m.tgtEnd.IsZero() && time.Now().After(m.tgtEnd) && !m.reloadCache() {
 			ke.Kind, ke.Err = KerberosTicketExpired, fmt.Errorf("expired at %s", m.tgtEnd.Format(time.RFC3339))
-			return ke
+			return nil, ke
 		}
 	}
 	if err := m.cl.AffirmLogin(); err != nil {
 		ke.Kind, ke.Err = classifyKrb(err, false), err
-		return ke
+		return nil, ke
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -230,9 +271,9 @@ func (m *krbMech) prepare(addr string) error {
 	ke.SPN = m.k.Service + "/" + host
 	if _, _, err := m.cl.GetServiceTicket(ke.SPN); err != nil {
 		ke.Kind, ke.Err = classifyKrb(err, true), err
-		return ke
+		return nil, ke
 	}
-	return nil
+	return m.mech, nil
 }
 
 // classifyKrb reads gokrb5's error, which carries the KDC's error code
@@ -249,7 +290,7 @@ func classifyKrb(err error, serviceTicket bool) KerberosKind {
 	case strings.Contains(msg, "Networking_Error"), strings.Contains(msg, "failed to communicate with KDC"),
 		strings.Contains(msg, "connection refused"), strings.Contains(msg, "i/o timeout"):
 		return KerberosKDCUnreachable
-	case strings.Contains(msg, "TKT_EXPIRED"):
+	case strings.Contains(msg, "TKT_EXPIRED"), strings.Contains(msg, "no valid existing session"):
 		return KerberosTicketExpired
 	}
 	return KerberosOther

@@ -36,7 +36,7 @@ func (c *Cluster) producer() (*kgo.Client, error) {
 		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))
 	}
 	if c.cfg.SASL != nil {
-		opts = append(opts, kgo.SASL(c.cfg.SASL))
+		opts = append(opts, kgo.SASL(kgoSASL(c.cfg.SASL)))
 	}
 	p, err := kgo.NewClient(opts...)
 	if err != nil {

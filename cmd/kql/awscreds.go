@@ -49,11 +49,12 @@ func awsCredentialChain(getenv func(string) string, profile string) (*awsCreds, 
 		return filepath.Join(home, ".aws", name)
 	}
 	credFile, confFile := file("AWS_SHARED_CREDENTIALS_FILE", "credentials"), file("AWS_CONFIG_FILE", "config")
-	var sections []iniSection
+	var sections []iniSection // the credentials file's, then the config file's
 	for _, f := range []struct {
 		path    string
-		section string
-	}{{credFile, profile}, {confFile, configSection(profile)}} {
+		section func([]iniSection) (iniSection, bool)
+	}{{credFile, func(secs []iniSection) (iniSection, bool) { return findSection(secs, profile) }},
+		{confFile, func(secs []iniSection) (iniSection, bool) { return configSection(secs, profile) }}} {
 		if f.path == "" {
 			continue
 		}
@@ -64,55 +65,90 @@ func awsCredentialChain(getenv func(string) string, profile string) (*awsCreds, 
 		if err != nil {
 			return nil, fmt.Errorf("AWS credentials: %v", err)
 		}
-		for _, s := range secs {
-			if s.name == f.section {
-				sections = append(sections, s)
-			}
+		if s, ok := f.section(secs); ok {
+			sections = append(sections, s)
 		}
+	}
+	if len(sections) == 0 && explicit {
+		// aws-msk-iam-auth puts the awsProfileName profile before the
+		// default chain, not instead of it: without that profile the
+		// environment and $AWS_PROFILE (or default) still count.
+		c, err := awsCredentialChain(getenv, "")
+		if err != nil {
+			return nil, fmt.Errorf("AWS credentials: no profile %q (awsProfileName in sasl.jaas.config) in %s or %s, and the default chain has none either: %w",
+				profile, orNone(credFile), orNone(confFile), err)
+		}
+		c.Source += fmt.Sprintf(" (no profile %q, awsProfileName, in %s or %s)", profile, orNone(credFile), orNone(confFile))
+		return c, nil
 	}
 	if len(sections) == 0 {
 		where := "neither $AWS_ACCESS_KEY_ID nor"
-		if explicit {
-			where = "not"
-		}
 		return nil, fmt.Errorf("AWS credentials: %s a profile %q in %s or %s: set $AWS_ACCESS_KEY_ID and $AWS_SECRET_ACCESS_KEY, or write the profile (aws configure --profile %s)",
 			where, profile, orNone(credFile), orNone(confFile), profile)
 	}
-	c := &awsCreds{}
-	// The credentials file wins over the config file, key by key.
+	// The SDKs merge the profile's two sections, the credentials file
+	// winning key by key.
+	type setting struct {
+		value string
+		at    iniSection
+	}
+	merged := map[string]setting{}
 	for i := len(sections) - 1; i >= 0; i-- {
-		s := sections[i]
-		for k, v := range s.keys {
-			switch k {
-			case "aws_access_key_id":
-				c.AccessKey, c.Source = v, fmt.Sprintf("profile %s in %s:%d", profile, s.file, s.line)
-			case "aws_secret_access_key":
-				c.SecretKey = v
-			case "aws_session_token":
-				c.SessionToken = v
-			}
+		for k, v := range sections[i].keys {
+			merged[k] = setting{v, sections[i]}
 		}
 	}
+	// A profile that names a role, SSO or a credential process gets its
+	// credentials from there in the SDKs (aws-msk-iam-auth's too) even when
+	// it also holds static keys: using those keys instead would connect as
+	// another identity, so refuse it.
+	refuse := func(k string) error {
+		at := merged[k].at
+		return fmt.Errorf("AWS credentials: profile %s in %s:%d uses %s, which kql does not follow (it reads static keys only): export keys for it, e.g. eval \"$(aws configure export-credentials --profile %s --format env)\", and run kql with them",
+			profile, at.file, at.line, k, profile)
+	}
+	has := func(k string) bool { _, ok := merged[k]; return ok }
+	if has("role_arn") && (has("web_identity_token_file") || has("source_profile") || has("credential_source")) {
+		return nil, refuse("role_arn")
+	}
+	for _, k := range []string{"sso_session", "sso_start_url", "sso_account_id", "sso_role_name", "sso_region", "credential_process"} {
+		if has(k) {
+			return nil, refuse(k)
+		}
+	}
+	c := &awsCreds{AccessKey: merged["aws_access_key_id"].value, SecretKey: merged["aws_secret_access_key"].value,
+		SessionToken: merged["aws_session_token"].value}
 	if c.AccessKey == "" || c.SecretKey == "" {
-		for _, s := range sections {
-			for _, k := range []string{"role_arn", "credential_process", "sso_session", "sso_start_url", "web_identity_token_file", "credential_source"} {
-				if _, ok := s.keys[k]; ok {
-					return nil, fmt.Errorf("AWS credentials: profile %s in %s:%d uses %s, which kql does not follow (it reads static keys only): export keys for it, e.g. eval \"$(aws configure export-credentials --profile %s --format env)\", and run kql with them",
-						profile, s.file, s.line, k, profile)
-				}
+		for _, k := range []string{"role_arn", "web_identity_token_file", "credential_source"} {
+			if has(k) {
+				return nil, refuse(k)
 			}
 		}
 		s := sections[0]
 		return nil, fmt.Errorf("AWS credentials: profile %s in %s:%d has no aws_access_key_id and aws_secret_access_key", profile, s.file, s.line)
 	}
+	at := merged["aws_access_key_id"].at
+	c.Source = fmt.Sprintf("profile %s in %s:%d", profile, at.file, at.line)
 	return c, nil
 }
 
-func configSection(profile string) string {
-	if profile == "default" {
-		return "default"
+func findSection(secs []iniSection, name string) (iniSection, bool) {
+	for _, s := range secs {
+		if s.name == name {
+			return s, true
+		}
 	}
-	return "profile " + profile
+	return iniSection{}, false
+}
+
+// configSection is the profile's section of the config file: [profile
+// NAME], and for the default profile [profile default] (which the SDKs
+// prefer) or [default].
+func configSection(secs []iniSection, profile string) (iniSection, bool) {
+	if s, ok := findSection(secs, "profile "+profile); ok || profile != "default" {
+		return s, ok
+	}
+	return findSection(secs, "default")
 }
 
 func orNone(p string) string {
@@ -129,10 +165,13 @@ type iniSection struct {
 	keys map[string]string
 }
 
-// readINI reads an AWS shared config or credentials file: [section] lines,
-// key = value lines, # and ; comments; indented lines under a key with an
-// empty value (nested settings such as s3 =) are skipped. A section that
-// appears twice is merged, later keys winning, as the SDKs do.
+// readINI reads an AWS shared config or credentials file as the SDKs'
+// profile file reader does: [section] lines (anything after the closing ]
+// is a comment), key = value lines, whose comment starts at a # or ; after
+// whitespace (a # or ; inside a value, as in a secret, is part of it),
+// whole-line # and ; comments, and indented continuation lines (nested
+// settings such as s3 =), which extend the value above them. A section
+// that appears twice is merged, later keys winning.
 func readINI(path string) ([]iniSection, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -142,7 +181,7 @@ func readINI(path string) ([]iniSection, error) {
 	var out []iniSection
 	idx := map[string]int{}
 	cur := -1
-	nested := false
+	lastKey := ""
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		raw := sc.Text()
@@ -156,7 +195,7 @@ func readINI(path string) ([]iniSection, error) {
 				return nil, fmt.Errorf("%s:%d: a section header without ']'", path, n)
 			}
 			name := strings.Join(strings.Fields(line[1:end]), " ")
-			nested = false
+			lastKey = ""
 			if i, ok := idx[name]; ok {
 				cur = i
 				continue
@@ -166,8 +205,12 @@ func readINI(path string) ([]iniSection, error) {
 			out = append(out, iniSection{name: name, file: path, line: n, keys: map[string]string{}})
 			continue
 		}
-		if nested && (raw[0] == ' ' || raw[0] == '\t') {
+		if lastKey != "" && (raw[0] == ' ' || raw[0] == '\t') {
+			out[cur].keys[lastKey] += "\n" + line
 			continue
+		}
+		if i := inlineComment(line); i >= 0 {
+			line = strings.TrimSpace(line[:i])
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
@@ -178,8 +221,19 @@ func readINI(path string) ([]iniSection, error) {
 			return nil, fmt.Errorf("%s:%d: a setting before any [section]", path, n)
 		}
 		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
-		nested = v == ""
 		out[cur].keys[k] = v
+		lastKey = k
 	}
 	return out, sc.Err()
+}
+
+// inlineComment is where a key = value line's comment starts: the first #
+// or ; after a space or tab, or -1.
+func inlineComment(line string) int {
+	for i := 1; i < len(line); i++ {
+		if (line[i] == '#' || line[i] == ';') && (line[i-1] == ' ' || line[i-1] == '\t') {
+			return i - 1
+		}
+	}
+	return -1
 }

@@ -64,3 +64,34 @@ func TestKerberosProperties(t *testing.T) {
 		t.Errorf("default cache: %v %q", err, ks.krb.CCache)
 	}
 }
+
+// Without $KRB5CCNAME, MIT's kinit writes where krb5.conf's
+// default_ccache_name says (RHEL and Fedora: a KEYRING or KCM cache), so
+// kql must look there too, not say "no ticket cache, run kinit" after the
+// user did.
+func TestKerberosDefaultCCacheName(t *testing.T) {
+	dir := t.TempDir()
+	env := func(k string) string { return map[string]string{"KRB5_CONFIG": filepath.Join(dir, "krb5.conf")}[k] }
+	write := func(ccname string) {
+		writeTestFile(t, filepath.Join(dir, "krb5.conf"), "[libdefaults]\n default_realm = EXAMPLE.COM\n default_ccache_name = "+ccname+"\n[realms]\n EXAMPLE.COM = {\n  kdc = kdc.example.com\n }\n")
+	}
+	ks := &kerberosSettings{service: "kafka", useCache: true}
+	write("KCM:")
+	if err := ks.resolve(env); err == nil || !strings.Contains(err.Error(), "default_ccache_name in "+filepath.Join(dir, "krb5.conf")+" is KCM:, a KCM cache") {
+		t.Errorf("default_ccache_name = KCM: want it named and refused, got %v (cache %q)", err, ks.krb.CCache)
+	}
+	write("FILE:/var/tmp/cc_%{uid}")
+	if err := ks.resolve(env); err != nil || ks.krb.CCache != "/var/tmp/cc_"+strconv.Itoa(os.Getuid()) {
+		t.Errorf("default_ccache_name = FILE:/var/tmp/cc_%%{uid}: got %v %q", err, ks.krb.CCache)
+	}
+	// $KRB5CCNAME still comes first.
+	withEnv := func(k string) string {
+		if k == "KRB5CCNAME" {
+			return "FILE:/tmp/mine"
+		}
+		return env(k)
+	}
+	if err := ks.resolve(withEnv); err != nil || ks.krb.CCache != "/tmp/mine" {
+		t.Errorf("$KRB5CCNAME over default_ccache_name: got %v %q", err, ks.krb.CCache)
+	}
+}

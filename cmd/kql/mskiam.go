@@ -18,6 +18,7 @@ import (
 type mskSettings struct {
 	profile string   // awsProfileName=; "" follows the default chain
 	creds   awsCreds // filled by resolve
+	getenv  func(string) string
 }
 
 func mskProps(get func(string) (string, bool), bad func(key, format string, a ...any) error) (*mskSettings, error) {
@@ -52,13 +53,24 @@ func (m *mskSettings) resolve(getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	m.creds = *c
+	m.creds, m.getenv = *c, getenv
 	return nil
 }
 
+// mechanism signs each authentication (every new connection, and each
+// re-authentication the brokers ask for) with the chain read again: a
+// session longer than temporary credentials picks up the ones a tool
+// (aws sso, saml2aws, aws-vault) wrote into the files since, as the AWS
+// SDKs' providers do. When the chain cannot be read now, the credentials
+// kql started with are used, and a refusal names them.
 func (m *mskSettings) mechanism() sasl.Mechanism {
-	c := m.creds
 	return aws.ManagedStreamingIAM(func(context.Context) (aws.Auth, error) {
+		c := m.creds
+		if m.getenv != nil {
+			if fresh, err := awsCredentialChain(m.getenv, m.profile); err == nil {
+				c = *fresh
+			}
+		}
 		return aws.Auth{AccessKey: c.AccessKey, SecretKey: c.SecretKey, SessionToken: c.SessionToken}, nil
 	})
 }

@@ -113,6 +113,7 @@ source_profile = default
 		{"default profile", "", env(), "AKIDDEFAULT", "", "profile default in " + filepath.Join(home, ".aws", "credentials")},
 		{"AWS_PROFILE, credentials file over config file", "", env("AWS_PROFILE", "prod"), "AKIDPROD", "token-prod", "profile prod"},
 		{"[profile x] in config", "", env("AWS_PROFILE", "staging"), "AKIDSTAGING", "", "profile staging in " + filepath.Join(home, ".aws", "config")},
+		{"awsProfileName not in the files: the default chain, as aws-msk-iam-auth", "nope", env(), "AKIDDEFAULT", "", `profile default in ` + filepath.Join(home, ".aws", "credentials") + `:2 (no profile "nope"`},
 		{"awsProfileName beats the environment", "staging", env("AWS_ACCESS_KEY_ID", "AKIDENV", "AWS_SECRET_ACCESS_KEY", "s"), "AKIDSTAGING", "", "profile staging"},
 		{"AWS_SHARED_CREDENTIALS_FILE", "other", env("AWS_SHARED_CREDENTIALS_FILE", writeTestFile(t, filepath.Join(t.TempDir(), "creds"), "[other]\naws_access_key_id=AKIDOTHER\naws_secret_access_key=x\n")), "AKIDOTHER", "", "profile other"},
 	} {
@@ -131,7 +132,7 @@ source_profile = default
 		want          string
 	}{
 		{"a role profile", "assumed", env(), "uses role_arn, which kql does not follow"},
-		{"no such profile", "nope", env(), `not a profile "nope"`},
+		{"no such profile, nor any other", "nope", func(k string) string { return map[string]string{"HOME": t.TempDir()}[k] }, `no profile "nope" (awsProfileName in sasl.jaas.config)`},
 		{"half the environment", "", env("AWS_ACCESS_KEY_ID", "AKIDENV"), "go together"},
 		{"nothing at all", "", func(string) string { return "" }, "neither $AWS_ACCESS_KEY_ID nor"},
 	} {

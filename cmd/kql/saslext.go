@@ -96,7 +96,8 @@ func kerberosProps(path string, get func(string) (string, bool), rel func(string
 }
 
 // resolve finds krb5.conf ($KRB5_CONFIG, then /etc/krb5.conf) and the ticket
-// cache (ticketCache=, $KRB5CCNAME, then /tmp/krb5cc_<uid>), as MIT's tools do.
+// cache (ticketCache=, $KRB5CCNAME, krb5.conf's default_ccache_name, then
+// /tmp/krb5cc_<uid>), as MIT's tools do.
 func (k *kerberosSettings) resolve(getenv func(string) string) error {
 	k.krb = kafka.Kerberos{Service: k.service, Principal: k.principal, Keytab: k.keytab}
 	if v := getenv("KRB5_CONFIG"); v != "" {
@@ -114,21 +115,26 @@ func (k *kerberosSettings) resolve(getenv func(string) string) error {
 	if !k.useCache {
 		return nil
 	}
-	switch cc := getenv("KRB5CCNAME"); {
-	case k.ticketCache != "":
+	if k.ticketCache != "" {
 		k.krb.CCache = k.ticketCache
-	case cc != "":
-		typ, p, found := strings.Cut(cc, ":")
-		switch {
-		case !found:
-			k.krb.CCache = cc
-		case typ == "FILE":
-			k.krb.CCache = p
-		default:
-			return fmt.Errorf("Kerberos: $KRB5CCNAME=%s is a %s cache; kql reads FILE caches only: run KRB5CCNAME=FILE:/tmp/krb5cc_kql kinit ..., or use a keytab (useKeyTab=true)", cc, typ)
-		}
-	default:
+		return nil
+	}
+	cc, from := getenv("KRB5CCNAME"), "$KRB5CCNAME"
+	if cc == "" {
+		cc, from = krb5DefaultCCache(k.krb.Krb5Conf, getenv), "default_ccache_name in "+k.krb.Krb5Conf
+	}
+	if cc == "" {
 		k.krb.CCache = fmt.Sprintf("/tmp/krb5cc_%d", os.Getuid())
+		return nil
+	}
+	typ, p, found := strings.Cut(cc, ":")
+	switch {
+	case !found:
+		k.krb.CCache = cc
+	case typ == "FILE":
+		k.krb.CCache = p
+	default:
+		return fmt.Errorf("Kerberos: %s is %s, a %s cache; kql reads FILE caches only: run KRB5CCNAME=FILE:/tmp/krb5cc_kql kinit ... and kql with that KRB5CCNAME, or use a keytab (useKeyTab=true)", from, cc, typ)
 	}
 	return nil
 }

@@ -58,14 +58,30 @@ func findKDCTool(name string) (string, error) {
 	return "", fmt.Errorf("%s not found: the Kerberos tests need MIT Kerberos's KDC (run make deps, or apt-get install krb5-kdc krb5-admin-server krb5-user)", name)
 }
 
-// StartKDC creates the realm and starts the KDC, bounded by ctx.
-func StartKDC(ctx context.Context) (k *KDC, err error) {
+// StartKDC creates the realm and starts the KDC, bounded by ctx. A port
+// that another process took between being picked and krb5kdc binding it is
+// retried on a new one, as for Kafka and the registry.
+func StartKDC(ctx context.Context) (*KDC, error) {
 	for _, t := range kdcTools {
 		if _, err := findKDCTool(t); err != nil {
 			return nil, err
 		}
 	}
 	sweepStale()
+	return retryPortTaken(ctx, os.Stderr, "krb5kdc", func() (*KDC, error) { return startKDCOnce(ctx) })
+}
+
+// kdcPort picks the KDC's port (a variable so a test can hand out a taken
+// one).
+var kdcPort = func() (int, error) {
+	ports, err := freePorts(1)
+	if err != nil {
+		return 0, err
+	}
+	return ports[0], nil
+}
+
+func startKDCOnce(ctx context.Context) (k *KDC, err error) {
 	dir, err := os.MkdirTemp("", "kql-kafka-kdc-")
 	if err != nil {
 		return nil, err
@@ -74,17 +90,18 @@ func StartKDC(ctx context.Context) (k *KDC, err error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	k = &KDC{Dir: dir, Krb5Conf: filepath.Join(dir, "krb5.conf")}
+	// made, not k: every failing return below sets k to nil before this
+	// runs, and the KDC started and its directory must still go.
+	made := &KDC{Dir: dir, Krb5Conf: filepath.Join(dir, "krb5.conf")}
+	k = made
 	defer func() {
 		if err != nil {
-			k.Close()
+			made.Close()
 		}
 	}()
-	ports, err := freePorts(1)
-	if err != nil {
+	if k.Port, err = kdcPort(); err != nil {
 		return nil, err
 	}
-	k.Port = ports[0]
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(k.Port))
 	kdcConf := fmt.Sprintf(`[kdcdefaults]
 	kdc_listen = %[2]s
@@ -146,15 +163,22 @@ func StartKDC(ctx context.Context) (k *KDC, err error) {
 	}
 	k.exited = make(chan struct{})
 	go func() { k.cmd.Wait(); close(k.exited) }()
+	// Ready when krb5kdc itself says it has bound its sockets: a dial to
+	// the port would also succeed if another process had taken it, and
+	// krb5kdc then exits ("Address already in use"), which is retried.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
+		if log, _ := os.ReadFile(filepath.Join(dir, "kdc.log")); strings.Contains(string(log), "commencing operation") {
 			return k, nil
 		}
 		select {
 		case <-k.exited:
+			// The log is complete once the process has gone.
+			if log := k.LogTail(); strings.Contains(log, "Address already in use") {
+				return nil, fmt.Errorf("%w: krb5kdc on %s: %s", errPortTaken, addr, log)
+			} else if strings.Contains(log, "commencing operation") {
+				return nil, fmt.Errorf("krb5kdc on %s exited just after starting: %s", addr, log)
+			}
 			return nil, fmt.Errorf("krb5kdc exited at start: %s", k.LogTail())
 		case <-ctx.Done():
 			return nil, fmt.Errorf("krb5kdc: %w", ctx.Err())
@@ -273,10 +297,11 @@ func (b *KerberosBed) Close() {
 
 // StartKerberos starts a KDC and a real cluster whose brokers accept GSSAPI.
 func StartKerberos(ctx context.Context, cfg RealConfig) (b *KerberosBed, err error) {
-	b = &KerberosBed{Client: "kql@" + KerberosRealm}
-	defer func() {
+	bed := &KerberosBed{Client: "kql@" + KerberosRealm}
+	b = bed
+	defer func() { // bed, not b: a failing return sets b to nil first
 		if err != nil {
-			b.Close()
+			bed.Close()
 		}
 	}()
 	if b.KDC, err = StartKDC(ctx); err != nil {
