@@ -233,6 +233,13 @@ func (e *Error) message() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// CredentialFailure marks a failed token request as kql's credentials
+// failing, for kafka's routing: no broker and no retry a second later
+// cures it. A first token that cannot be had is as permanent as an
+// expired one that cannot be renewed (Source keeps a valid token while its
+// renewal fails).
+func (e *Error) CredentialFailure() bool { return true }
+
 func detail(d string) string {
 	if d == "" {
 		return ""
