@@ -62,12 +62,17 @@ func oauthKfake(t *testing.T, issued func(token string) bool) *kfake.Cluster {
 }
 
 // TestOAuthRenewalFailureEndsFollow: a FOLLOW whose token can no longer be
-// renewed (the client's secret was revoked at the token endpoint) ends
-// with an error that names the token endpoint and says the token expired,
-// instead of asking the brokers again every second, silent, for ever.
+// renewed (the client's secret was revoked at the token endpoint, or the
+// endpoint went away) ends with an error that names the token endpoint and
+// says the token expired, instead of asking the brokers again every
+// second, silent, for ever; and an unreachable token endpoint is not
+// called an unreachable broker.
 func TestOAuthRenewalFailureEndsFollow(t *testing.T) {
 	t.Run("secret revoked", func(t *testing.T) {
 		followUntilRenewalFails(t, false, `could not be renewed: the OAuth token endpoint %s rejected client id "kql" (HTTP 401`)
+	})
+	t.Run("endpoint gone", func(t *testing.T) {
+		followUntilRenewalFails(t, true, `could not be renewed: cannot reach the OAuth token endpoint %s (sasl.oauthbearer.token.endpoint.url): dial `)
 	})
 }
 
@@ -146,6 +151,9 @@ func followUntilRenewalFails(t *testing.T, unreachable bool, want string) {
 			if !strings.Contains(stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr)
 			}
+		}
+		if strings.Contains(stderr, "kql could not connect to") {
+			t.Errorf("the token endpoint's failure is called a broker's:\n%s", stderr)
 		}
 		t.Logf("kql said: %s", strings.TrimSpace(stderr))
 	case <-time.After(bound):

@@ -231,7 +231,16 @@ func (e *Error) message() string {
 	return fmt.Sprintf("the OAuth token endpoint %s answered without a usable token: %s", e.URL, e.Detail)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap exposes a cancellation only. The token endpoint's transport
+// error (a refused dial, a reset) must not read as a broker's: kgo and kql
+// take a wrapped *net.OpError for a broker that cannot be reached. Err
+// holds it for those who want it.
+func (e *Error) Unwrap() error {
+	if errors.Is(e.Err, context.Canceled) {
+		return e.Err
+	}
+	return nil
+}
 
 // CredentialFailure marks a failed token request as kql's credentials
 // failing, for kafka's routing: no broker and no retry a second later
