@@ -189,10 +189,25 @@ func followAcrossRenewals(t *testing.T, ctx context.Context, c *kafkatest.OAuthC
 	start, at := srv.TokensIssued(), time.Now()
 	// 12 s tokens renewed at 80%, re-authentication every 10 s: two
 	// renewals take about 20 s; the bound only stops a broken run.
-	waitFor("two token renewals", 90*time.Second, func() bool { return srv.TokensIssued() >= start+2 })
-	t.Logf("%d tokens renewed in %s while FOLLOW ran", srv.TokensIssued()-start, time.Since(at).Round(100*time.Millisecond))
-	const total = 300
-	produce("f", total)
+	// Records are written all along, so FOLLOW reads across each
+	// re-authentication, not only after them.
+	total := 0
+	produceNext := func(n int) {
+		var recs []*kgo.Record
+		for range n {
+			recs = append(recs, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("f-%04d", total))})
+			total++
+		}
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("two token renewals", 90*time.Second, func() bool {
+		produceNext(3)
+		return srv.TokensIssued() >= start+2
+	})
+	t.Logf("%d tokens renewed in %s while FOLLOW ran and %d records were written", srv.TokensIssued()-start, time.Since(at).Round(100*time.Millisecond), total)
+	produceNext(300)
 	waitFor("every record shown", time.Minute, func() bool { return strings.Count(out.String(), ",f-") >= total })
 	time.Sleep(time.Second) // a record shown twice would come now
 	stopKQL()
