@@ -144,8 +144,8 @@ func followUntilRenewalFails(t *testing.T, unreachable bool, want string) {
 	case code := <-done:
 		ended = true
 		stderr := errb.String()
-		if code == 0 || code == exitInterrupted {
-			t.Errorf("FOLLOW ended with exit %d after its token could not be renewed, want a failure", code)
+		if code != exitFailed {
+			t.Errorf("FOLLOW ended with exit %d after its token could not be renewed, want %d (a statement failed)", code, exitFailed)
 		}
 		for _, want := range []string{"kql's OAuth token expired at ", fmt.Sprintf(want, endpoint.URL+"/token")} {
 			if !strings.Contains(stderr, want) {
