@@ -147,8 +147,14 @@ func followAcrossRenewals(t *testing.T, ctx context.Context, c *kafkatest.OAuthC
 	out := &syncBuffer{}
 	var errb syncBuffer
 	kctx, stopKQL := context.WithCancel(ctx)
-	defer stopKQL()
 	done := make(chan int, 1)
+	ended := false
+	defer func() {
+		if !ended { // a failed test stops its FOLLOW before the brokers go
+			stopKQL()
+			<-done
+		}
+	}()
 	go func() {
 		ios := &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errb, Getenv: func(string) string { return "" }}
 		done <- run(kctx, ios, []string{"--command-config", propsFile, "--format", "csv", "-e", "CONSUME " + topic + " FROM NEWEST FOLLOW"}, realWorld())
@@ -213,10 +219,12 @@ func followAcrossRenewals(t *testing.T, ctx context.Context, c *kafkatest.OAuthC
 	stopKQL()
 	select {
 	case code := <-done:
+		ended = true
 		if code != 0 && code != exitInterrupted {
 			t.Errorf("FOLLOW ended with exit %d\n%s", code, errb.String())
 		}
 	case <-time.After(30 * time.Second):
+		ended = true // not waited for again: the failure is this
 		t.Fatal("FOLLOW did not end within 30 s of its cancellation")
 	}
 	rd := csv.NewReader(strings.NewReader(out.String()))
