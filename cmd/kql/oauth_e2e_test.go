@@ -117,12 +117,16 @@ func TestRealOAuthBearer(t *testing.T) {
 			}
 		}
 		t.Logf("kql said: %s", strings.TrimSpace(res.stderr))
-		// kql points at the broker's log: the reason must be there.
+		// kql points at the broker's log: the reason must be there. Read
+		// again for a while: the broker's logger may write it after its
+		// answer reached kql.
 		var reason string
-		for _, b := range c.Brokers() {
-			for _, line := range strings.Split(c.LogTail(b.ID, 5000), "\n") {
-				if strings.Contains(line, kafkatest.OAuthOtherAudience) && !strings.Contains(line, " = ") { // not the config dump
-					reason = line
+		for deadline := time.Now().Add(30 * time.Second); reason == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			for _, b := range c.Brokers() {
+				for _, line := range strings.Split(c.LogTail(b.ID, 5000), "\n") {
+					if strings.Contains(line, kafkatest.OAuthOtherAudience) && !strings.Contains(line, " = ") { // not the config dump
+						reason = line
+					}
 				}
 			}
 		}
