@@ -395,6 +395,11 @@ func (r *Reader) lane(ps []*readPart) {
 				r.m = latest
 			}
 		}
+		if err != nil && r.follow && credentialFailure(err) {
+			r.endLocked(err)
+			r.mu.Unlock()
+			return
+		}
 		if err != nil && !waitable(err) {
 			if r.follow {
 				r.lastErr = err
@@ -422,6 +427,11 @@ func (r *Reader) lane(ps []*readPart) {
 				// the wait's bound cut it off before this partition's
 				// broker answered).
 				pe = &PartitionError{API: "Fetch", Topic: p.tp.Topic, Partition: p.tp.Partition, Broker: p.leader, Addr: p.leaderAddr, Err: err}
+			}
+			if r.follow && credentialFailure(pe.Err) {
+				r.endLocked(pe)
+				r.mu.Unlock()
+				return
 			}
 			if !waitable(pe.Err) {
 				if r.follow {
@@ -638,6 +648,15 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 	// read pinned its end, cut above) is the next page's, which starts at
 	// NextUnread.
 	p.pos = min(max(p.pos, a.Next), p.end)
+}
+
+// endLocked ends the read with err: Take and TakeAny return it. The caller
+// holds r.mu.
+func (r *Reader) endLocked(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.cond.Broadcast()
 }
 
 // followRetry is how long a follow read waits before asking again for a

@@ -117,12 +117,16 @@ func TestRealOAuthBearer(t *testing.T) {
 			}
 		}
 		t.Logf("kql said: %s", strings.TrimSpace(res.stderr))
-		// kql points at the broker's log: the reason must be there.
+		// kql points at the broker's log: the reason must be there. Read
+		// again for a while: the broker's logger may write it after its
+		// answer reached kql.
 		var reason string
-		for _, b := range c.Brokers() {
-			for _, line := range strings.Split(c.LogTail(b.ID, 5000), "\n") {
-				if strings.Contains(line, kafkatest.OAuthOtherAudience) && !strings.Contains(line, " = ") { // not the config dump
-					reason = line
+		for deadline := time.Now().Add(30 * time.Second); reason == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			for _, b := range c.Brokers() {
+				for _, line := range strings.Split(c.LogTail(b.ID, 5000), "\n") {
+					if strings.Contains(line, kafkatest.OAuthOtherAudience) && !strings.Contains(line, " = ") { // not the config dump
+						reason = line
+					}
 				}
 			}
 		}
@@ -147,8 +151,14 @@ func followAcrossRenewals(t *testing.T, ctx context.Context, c *kafkatest.OAuthC
 	out := &syncBuffer{}
 	var errb syncBuffer
 	kctx, stopKQL := context.WithCancel(ctx)
-	defer stopKQL()
 	done := make(chan int, 1)
+	ended := false
+	defer func() {
+		if !ended { // a failed test stops its FOLLOW before the brokers go
+			stopKQL()
+			<-done
+		}
+	}()
 	go func() {
 		ios := &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: &errb, Getenv: func(string) string { return "" }}
 		done <- run(kctx, ios, []string{"--command-config", propsFile, "--format", "csv", "-e", "CONSUME " + topic + " FROM NEWEST FOLLOW"}, realWorld())
@@ -189,19 +199,36 @@ func followAcrossRenewals(t *testing.T, ctx context.Context, c *kafkatest.OAuthC
 	start, at := srv.TokensIssued(), time.Now()
 	// 12 s tokens renewed at 80%, re-authentication every 10 s: two
 	// renewals take about 20 s; the bound only stops a broken run.
-	waitFor("two token renewals", 90*time.Second, func() bool { return srv.TokensIssued() >= start+2 })
-	t.Logf("%d tokens renewed in %s while FOLLOW ran", srv.TokensIssued()-start, time.Since(at).Round(100*time.Millisecond))
-	const total = 300
-	produce("f", total)
+	// Records are written all along, so FOLLOW reads across each
+	// re-authentication, not only after them.
+	total := 0
+	produceNext := func(n int) {
+		var recs []*kgo.Record
+		for range n {
+			recs = append(recs, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("f-%04d", total))})
+			total++
+		}
+		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor("two token renewals", 90*time.Second, func() bool {
+		produceNext(3)
+		return srv.TokensIssued() >= start+2
+	})
+	t.Logf("%d tokens renewed in %s while FOLLOW ran and %d records were written", srv.TokensIssued()-start, time.Since(at).Round(100*time.Millisecond), total)
+	produceNext(300)
 	waitFor("every record shown", time.Minute, func() bool { return strings.Count(out.String(), ",f-") >= total })
 	time.Sleep(time.Second) // a record shown twice would come now
 	stopKQL()
 	select {
 	case code := <-done:
+		ended = true
 		if code != 0 && code != exitInterrupted {
 			t.Errorf("FOLLOW ended with exit %d\n%s", code, errb.String())
 		}
 	case <-time.After(30 * time.Second):
+		ended = true // not waited for again: the failure is this
 		t.Fatal("FOLLOW did not end within 30 s of its cancellation")
 	}
 	rd := csv.NewReader(strings.NewReader(out.String()))

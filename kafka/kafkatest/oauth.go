@@ -252,7 +252,9 @@ func startOAuthOnce(ctx context.Context, cfg OAuthServerConfig, java, libs strin
 		return nil, err
 	}
 	defer out.Close()
-	argv := append(slices.Clone(DefaultRegistryJVMOpts), "-Dkql.oauth.dir="+dir, "-cp", filepath.Join(libs, "*"), oauthMainClass)
+	// The directory with a trailing separator on the command line is how
+	// sweepStale knows this JVM as the one recorded in it (commandNames).
+	argv := append(slices.Clone(DefaultRegistryJVMOpts), "-Dkql.oauth.dir="+dir+string(filepath.Separator), "-cp", filepath.Join(libs, "*"), oauthMainClass)
 	cmd := exec.Command(java, argv...)
 	cmd.Dir = dir
 	// SERVER_HOSTNAME: without it the provider binds every address.

@@ -69,6 +69,11 @@ type Source struct {
 	mu      sync.Mutex
 	current *Token
 	fetched int // tokens fetched, for \conninfo-like messages and tests
+
+	// renewErr is the last failed renewal while the current token was
+	// still valid, and renewAt when the endpoint is asked again.
+	renewErr error
+	renewAt  time.Time
 }
 
 // Token is one access token and what kql read from it.
@@ -112,21 +117,48 @@ func (s *Source) Mechanism() sasl.Mechanism {
 	})
 }
 
+// renewRetry is how long a failed renewal keeps the still-valid token
+// before the endpoint is asked again.
+const renewRetry = time.Second
+
 // Token returns the current token, fetching a new one if there is none or
-// 80% of its lifetime has passed.
+// 80% of its lifetime has passed. A renewal that fails while the current
+// token is still valid keeps it (the token endpoint may be back before it
+// expires, as Kafka's client retries its refresh); once it has expired the
+// failure is returned, saying when the token expired.
 func (s *Source) Token(ctx context.Context) (*Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t := s.current; t != nil && !s.stale(t) {
-		return t, nil
+	cur := s.current
+	if cur != nil && !s.stale(cur) {
+		return cur, nil
+	}
+	valid := cur != nil && !cur.Expires.IsZero() && s.now().Before(cur.Expires)
+	if valid && s.renewErr != nil && s.now().Before(s.renewAt) {
+		return cur, nil
 	}
 	t, err := s.fetch(ctx)
 	if err != nil {
+		if valid {
+			s.renewErr, s.renewAt = err, s.now().Add(renewRetry)
+			return cur, nil
+		}
+		if e := AsError(err); e != nil && cur != nil {
+			e.Expired = cur.Expires
+		}
 		return nil, err
 	}
-	s.current = t
+	s.current, s.renewErr = t, nil
 	s.fetched++
 	return t, nil
+}
+
+// RenewError is the last failed renewal, while the current token was still
+// valid and kept; nil once a renewal succeeds.
+func (s *Source) RenewError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.renewErr
 }
 
 // Current is the last token fetched, or nil.
@@ -169,10 +201,20 @@ type Error struct {
 	Status   int    // HTTP status; 0 when unreachable
 	Detail   string // the endpoint's error and error_description, or the transport error
 	Source   string // where the secret came from
-	Err      error
+	// Expired is when the token kql had expired, for a renewal that failed
+	// after it (zero for the first token).
+	Expired time.Time
+	Err     error
 }
 
 func (e *Error) Error() string {
+	if !e.Expired.IsZero() {
+		return fmt.Sprintf("kql's OAuth token expired at %s and could not be renewed: %s", e.Expired.UTC().Format(time.RFC3339), e.message())
+	}
+	return e.message()
+}
+
+func (e *Error) message() string {
 	switch e.Kind {
 	case Unreachable:
 		return fmt.Sprintf("cannot reach the OAuth token endpoint %s (sasl.oauthbearer.token.endpoint.url): %s", e.URL, e.Detail)
@@ -189,7 +231,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("the OAuth token endpoint %s answered without a usable token: %s", e.URL, e.Detail)
 }
 
-func (e *Error) Unwrap() error { return e.Err }
+// Unwrap exposes a cancellation only. The token endpoint's transport
+// error (a refused dial, a reset) must not read as a broker's: kgo and kql
+// take a wrapped *net.OpError for a broker that cannot be reached. Err
+// holds it for those who want it.
+func (e *Error) Unwrap() error {
+	if errors.Is(e.Err, context.Canceled) {
+		return e.Err
+	}
+	return nil
+}
+
+// CredentialFailure marks a failed token request as kql's credentials
+// failing, for kafka's routing: no broker and no retry a second later
+// cures it. A first token that cannot be had is as permanent as an
+// expired one that cannot be renewed (Source keeps a valid token while its
+// renewal fails).
+func (e *Error) CredentialFailure() bool { return true }
 
 func detail(d string) string {
 	if d == "" {

@@ -188,3 +188,56 @@ func TestDiagnoseNoScopeClaim(t *testing.T) {
 		t.Errorf("%s", got)
 	}
 }
+
+// TestSourceKeepsAValidTokenWhenRenewalFails: a renewal that fails while
+// the token is still valid keeps the token (a blip of the token endpoint
+// at 80% of the lifetime must not fail every broker's re-authentication),
+// asks again only after renewRetry, and once the token has expired the
+// failure is returned, saying so.
+func TestSourceKeepsAValidTokenWhenRenewalFails(t *testing.T) {
+	var down atomic.Bool
+	var asked atomic.Int32
+	var n atomic.Int32
+	good := endpoint(t, "kql", "pw", 100*time.Second, &n)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		if down.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprint(w, `{"error":"temporarily_unavailable"}`)
+			return
+		}
+		good.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	s := New(Config{TokenURL: srv.URL, ClientID: "kql", ClientSecret: "pw"})
+	now := time.Now()
+	s.now = func() time.Time { return now }
+	first, err := s.Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	down.Store(true)
+	now = now.Add(85 * time.Second)
+	kept, err := s.Token(context.Background())
+	if err != nil || kept != first || asked.Load() != 2 {
+		t.Fatalf("a failed renewal at 85%%: got %v (the same token: %v, %d requests), want the valid token kept after one request", err, kept == first, asked.Load())
+	}
+	if e := AsError(s.RenewError()); e == nil || e.Kind != Refused {
+		t.Errorf("RenewError %v, want the endpoint's refusal", s.RenewError())
+	}
+	now = now.Add(renewRetry / 2)
+	if again, err := s.Token(context.Background()); err != nil || again != first || asked.Load() != 2 {
+		t.Errorf("within renewRetry: %v, %d requests; want the kept token without asking", err, asked.Load())
+	}
+	now = first.Expires.Add(time.Second)
+	_, err = s.Token(context.Background())
+	if e := AsError(err); e == nil || e.Kind != Refused || !strings.Contains(err.Error(), "kql's OAuth token expired at ") ||
+		!strings.Contains(err.Error(), "could not be renewed: the OAuth token endpoint "+srv.URL) {
+		t.Fatalf("renewal failing after expiry: %v", err)
+	}
+	down.Store(false)
+	renewed, err := s.Token(context.Background())
+	if err != nil || renewed == first || s.RenewError() != nil {
+		t.Fatalf("the endpoint back: %v, renew error %v", err, s.RenewError())
+	}
+}
