@@ -51,9 +51,11 @@ const stallRate = 900
 //  4. committed offsets the same over the whole window while lag > 0:
 //     stalled; where the result has no committed offset, an oldest
 //     unconsumed record that ages as fast as the clock says the same;
-//  5. lag grew over the window: falling behind (Burrow: lag not decreasing
-//     while offsets move); lag shrank: catching up, with the time to zero
-//     at the window's rate; neither: ok.
+//  5. lag grew over the window and went down at no sample of it: falling
+//     behind (Burrow: lag increasing between every pair of offsets while
+//     they move; a lag that goes up and down, as a busy topic's does
+//     between commits, is ok however its ends compare); lag shrank:
+//     catching up, with the time to zero at the window's rate; neither: ok.
 //
 // The second result is the eta of "catching up" (0 otherwise).
 func groupStatus(window []groupSample) (string, time.Duration) {
@@ -89,13 +91,23 @@ func groupStatus(window []groupSample) (string, time.Duration) {
 	secs := last.at.Sub(first.at).Seconds()
 	change := last.lag - first.lag
 	switch {
-	case change > 0:
+	case change > 0 && neverShrank(w):
 		return StatusFallingBehind, 0
 	case change < 0 && secs > 0:
 		rate := -change / secs
 		return StatusCatchingUp, time.Duration(last.lag / rate * float64(time.Second))
 	}
 	return StatusOK, 0
+}
+
+// neverShrank reports whether the lag went down at no step of the window.
+func neverShrank(w []groupSample) bool {
+	for i := 1; i < len(w); i++ {
+		if w[i].lag < w[i-1].lag {
+			return false
+		}
+	}
+	return true
 }
 
 // stalled reports Burrow's rule 4 over a window with lag > 0 throughout.

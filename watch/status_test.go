@@ -51,6 +51,9 @@ func TestGroupStatus(t *testing.T) {
 		{"lag grows, no committed offsets known", samples([]float64{10, 12, 30}, nil, 2), StatusFallingBehind, 0},
 		// 1000 -> 600 in 4 s: 100/s, 600 left: 6 s.
 		{"lag shrinks", samples([]float64{1000, 800, 600}, []float64{0, 200, 400}, 1), StatusCatchingUp, 6 * time.Second},
+		// Commits every 5 s, refreshes every 2 s: the lag saws up and
+		// down, and the window's ends say nothing (Burrow's example 4).
+		{"busy topic: lag up and down, higher at the end", samples([]float64{100, 130, 90, 120, 140}, []float64{0, 0, 70, 70, 70}, 1), StatusOK, 0},
 		{"keeps pace with a backlog", samples([]float64{100, 120, 100}, []float64{0, 50, 100}, 1), StatusOK, 0},
 		{"members unknown, lag shrinks", samples([]float64{900, 600, 300}, nil, -1), StatusCatchingUp, 2 * time.Second},
 	}
