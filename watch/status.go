@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -95,7 +96,13 @@ func groupStatus(window []groupSample) (string, time.Duration) {
 		return StatusFallingBehind, 0
 	case change < 0 && secs > 0:
 		rate := -change / secs
-		return StatusCatchingUp, time.Duration(last.lag / rate * float64(time.Second))
+		// A big lag shrinking slowly is years away: a float past
+		// MaxInt64 nanoseconds would convert to a negative eta.
+		eta := last.lag / rate
+		if eta >= maxETA.Seconds() {
+			return StatusCatchingUp, maxETA
+		}
+		return StatusCatchingUp, time.Duration(eta * float64(time.Second))
 	}
 	return StatusOK, 0
 }
@@ -150,9 +157,14 @@ func statusText(status string, eta time.Duration) string {
 	return status
 }
 
+// maxETA is the longest eta shown as a number; longer is ">99d".
+const maxETA = 99 * 24 * time.Hour
+
 // formatETA rounds to what a person plans with: 40s, 4m, 1h20m, 3d.
 func formatETA(d time.Duration) string {
 	switch {
+	case d >= maxETA:
+		return ">" + strconv.Itoa(int(maxETA.Hours()/24)) + "d"
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
 	case d < time.Hour:

@@ -55,6 +55,8 @@ func TestGroupStatus(t *testing.T) {
 		// down, and the window's ends say nothing (Burrow's example 4).
 		{"busy topic: lag up and down, higher at the end", samples([]float64{100, 130, 90, 120, 140}, []float64{0, 0, 70, 70, 70}, 1), StatusOK, 0},
 		{"keeps pace with a backlog", samples([]float64{100, 120, 100}, []float64{0, 50, 100}, 1), StatusOK, 0},
+		// 2e9 left at 0.25/s: 253 years, past what a Duration holds.
+		{"a huge lag shrinking slowly", samples([]float64{2e9 + 1, 2e9 + 0.5, 2e9}, nil, 1), StatusCatchingUp, maxETA},
 		{"members unknown, lag shrinks", samples([]float64{900, 600, 300}, nil, -1), StatusCatchingUp, 2 * time.Second},
 	}
 	for _, tt := range tests {
@@ -78,6 +80,7 @@ func TestStatusText(t *testing.T) {
 		{2 * time.Hour, "catching up (eta 2h)"},
 		{119*time.Minute + 50*time.Second, "catching up (eta 2h)"},
 		{100 * time.Hour, "catching up (eta 4d)"},
+		{maxETA, "catching up (eta >99d)"},
 	}
 	for _, tt := range tests {
 		if got := statusText(StatusCatchingUp, tt.eta); got != tt.want {
