@@ -50,7 +50,8 @@ const stallRate = 900
 //  3. no members and lag not shrinking: stopped (Burrow's "stop" is "no
 //     commits for longer than the window"; without members nothing commits);
 //  4. committed offsets the same over the whole window while lag > 0:
-//     stalled; where the result has no committed offset, an oldest
+//     stalled, once the window is full (measuring before); where the
+//     result has no committed offset, an oldest
 //     unconsumed record that ages as fast as the clock says the same;
 //  5. lag grew over the window and went down at no sample of it: falling
 //     behind (Burrow: lag increasing between every pair of offsets while
@@ -87,6 +88,12 @@ func groupStatus(window []groupSample) (string, time.Duration) {
 		return StatusStopped, 0
 	}
 	if stalled(w) {
+		// Burrow judges a stall over its whole window of commits; over
+		// the first refreshes a healthy consumer between two commits
+		// (every 5 s by default) looks the same.
+		if len(w) < Window {
+			return StatusMeasuring, 0
+		}
 		return StatusStalled, 0
 	}
 	secs := last.at.Sub(first.at).Seconds()

@@ -21,6 +21,17 @@ func samples(lags []float64, committed []float64, members int) []groupSample {
 	return w
 }
 
+// rising is a full window's values from v, step apart; still, v throughout.
+func rising(v, step float64) []float64 {
+	out := make([]float64, Window)
+	for i := range out {
+		out[i] = v + float64(i)*step
+	}
+	return out
+}
+
+func still(v float64) []float64 { return rising(v, 0) }
+
 func withLagMs(w []groupSample, ms ...float64) []groupSample {
 	for i := range w {
 		w[i].lagMs, w[i].hasLagMs = ms[i], true
@@ -42,9 +53,13 @@ func TestGroupStatus(t *testing.T) {
 		{"committed offset went back (rule 2)", samples([]float64{5, 6, 90}, []float64{100, 101, 10}, 1), StatusRewound, 0},
 		{"no members, lag growing", samples([]float64{5, 6, 9}, nil, 0), StatusStopped, 0},
 		{"no members, lag flat", samples([]float64{5, 5, 5}, []float64{7, 7, 7}, 0), StatusStopped, 0},
-		{"committed offsets not moving (rule 4)", samples([]float64{5, 9, 14}, []float64{7, 7, 7}, 1), StatusStalled, 0},
-		{"committed still, nothing written", samples([]float64{5, 5, 5}, []float64{7, 7, 7}, 1), StatusStalled, 0},
-		{"oldest unconsumed record ages as fast as the clock", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 3000, 5000), StatusStalled, 0},
+		{"committed offsets not moving (rule 4)", samples(rising(5, 4), still(7), 1), StatusStalled, 0},
+		{"committed still, nothing written", samples(still(5), still(7), 1), StatusStalled, 0},
+		// Refreshes every 2 s, commits every 5 s: 3 refreshes can fall
+		// between two commits of a consumer that keeps up.
+		{"committed still over the first refreshes only", samples([]float64{5, 9, 14}, []float64{7, 7, 7}, 1), StatusMeasuring, 0},
+		{"oldest unconsumed record ages as fast as the clock", withLagMs(samples(rising(5, 4), nil, 3), rising(1000, 2000)...), StatusStalled, 0},
+		{"oldest unconsumed record ages as fast as the clock, first refreshes", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 3000, 5000), StatusMeasuring, 0},
 		{"oldest unconsumed record ages slower: it moves", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 2000, 3000), StatusFallingBehind, 0},
 		{"oldest unconsumed record got younger", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 200, 4400), StatusFallingBehind, 0},
 		{"offsets move, lag grows (rule 5)", samples([]float64{10, 17, 24, 31}, []float64{5, 8, 11, 14}, 1), StatusFallingBehind, 0},
