@@ -78,6 +78,10 @@ type pagingWriter struct {
 	term    *os.File
 	limit   int    // lines that fit above the prompt; 0: page at once (always)
 	onStart func() // the progress line stops: the pager owns the screen
+	// around writes what is held when the timer lets it go, on the
+	// timer's goroutine: the progress line is erased first (as for the
+	// result's own writes), or the first row lands at its end.
+	around func(write func())
 
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -144,8 +148,13 @@ func (pw *pagingWriter) printHeld() {
 		return
 	}
 	pw.direct = true
-	pw.term.Write(pw.buf.Bytes())
+	held := pw.buf.Bytes()
 	pw.buf = bytes.Buffer{}
+	if pw.around != nil {
+		pw.around(func() { pw.term.Write(held) })
+		return
+	}
+	pw.term.Write(held)
 }
 
 // start runs the pager on what is held; the caller holds mu.

@@ -106,3 +106,37 @@ func TestPagerNotFoundByTheShellPrintsTheResult(t *testing.T) {
 		t.Fatal("the next result would try the missing pager again")
 	}
 }
+
+// The lines let go by the timer are written as any other write of the
+// result is: the progress line is erased first, not written after.
+func TestPagingWriterErasesTheProgressLineBeforeTheHeldLines(t *testing.T) {
+	term, err := os.Create(filepath.Join(t.TempDir(), "term"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer term.Close()
+	var errOut strings.Builder
+	p := &progress{active: true, errOut: &errOut, shown: true}
+	a := &app{ios: &IOStreams{Getenv: func(string) string { return "/nonexistent/pager" }}, stderr: os.Stderr}
+	pw := &pagingWriter{a: a, term: term, limit: 10, around: p.interrupt}
+	pw.Write([]byte("row 1\n"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pw.mu.Lock()
+		direct := pw.direct
+		pw.mu.Unlock()
+		if direct {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held line was never let go")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	pw.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if errOut.String() != "\r\033[K" || p.shown {
+		t.Fatalf("the progress line was not erased before the held lines: stderr got %q", errOut.String())
+	}
+}
