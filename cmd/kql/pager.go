@@ -275,7 +275,7 @@ func (pw *pagingWriter) Close() (quit bool) {
 			pw.term.Write(pw.buf.Bytes())
 		}
 		pw.direct = true
-		return false
+		return pw.quit // the pager may have been waited for already, when it quit
 	}
 	pw.notFound()
 	return pw.quit
