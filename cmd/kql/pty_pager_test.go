@@ -119,6 +119,9 @@ func TestPTYCtrlCWhilePagingLeavesTheSessionUsable(t *testing.T) {
 	s.send("q\r")
 	s.expect(`PAGER-QUIT q`)
 	s.expect(prompt)
+	if after := s.text()[strings.LastIndex(s.text(), "PAGER-QUIT q"):]; strings.Contains(after, "error") {
+		t.Fatalf("quitting the pager after Ctrl-C printed an error:\n%s", after)
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "pid"))
 	if err != nil {
 		t.Fatal(err)
