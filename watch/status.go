@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -49,11 +50,14 @@ const stallRate = 900
 //  3. no members and lag not shrinking: stopped (Burrow's "stop" is "no
 //     commits for longer than the window"; without members nothing commits);
 //  4. committed offsets the same over the whole window while lag > 0:
-//     stalled; where the result has no committed offset, an oldest
+//     stalled, once the window is full (measuring before); where the
+//     result has no committed offset, an oldest
 //     unconsumed record that ages as fast as the clock says the same;
-//  5. lag grew over the window: falling behind (Burrow: lag not decreasing
-//     while offsets move); lag shrank: catching up, with the time to zero
-//     at the window's rate; neither: ok.
+//  5. lag grew over the window and went down at no sample of it: falling
+//     behind (Burrow: lag increasing between every pair of offsets while
+//     they move; a lag that goes up and down, as a busy topic's does
+//     between commits, is ok however its ends compare); lag shrank:
+//     catching up, with the time to zero at the window's rate; neither: ok.
 //
 // The second result is the eta of "catching up" (0 otherwise).
 func groupStatus(window []groupSample) (string, time.Duration) {
@@ -84,18 +88,40 @@ func groupStatus(window []groupSample) (string, time.Duration) {
 		return StatusStopped, 0
 	}
 	if stalled(w) {
+		// Burrow judges a stall over its whole window of commits; over
+		// the first refreshes a healthy consumer between two commits
+		// (every 5 s by default) looks the same.
+		if len(w) < Window {
+			return StatusMeasuring, 0
+		}
 		return StatusStalled, 0
 	}
 	secs := last.at.Sub(first.at).Seconds()
 	change := last.lag - first.lag
 	switch {
-	case change > 0:
+	case change > 0 && neverShrank(w):
 		return StatusFallingBehind, 0
 	case change < 0 && secs > 0:
 		rate := -change / secs
-		return StatusCatchingUp, time.Duration(last.lag / rate * float64(time.Second))
+		// A big lag shrinking slowly is years away: a float past
+		// MaxInt64 nanoseconds would convert to a negative eta.
+		eta := last.lag / rate
+		if eta >= maxETA.Seconds() {
+			return StatusCatchingUp, maxETA
+		}
+		return StatusCatchingUp, time.Duration(eta * float64(time.Second))
 	}
 	return StatusOK, 0
+}
+
+// neverShrank reports whether the lag went down at no step of the window.
+func neverShrank(w []groupSample) bool {
+	for i := 1; i < len(w); i++ {
+		if w[i].lag < w[i-1].lag {
+			return false
+		}
+	}
+	return true
 }
 
 // stalled reports Burrow's rule 4 over a window with lag > 0 throughout.
@@ -138,9 +164,14 @@ func statusText(status string, eta time.Duration) string {
 	return status
 }
 
+// maxETA is the longest eta shown as a number; longer is ">99d".
+const maxETA = 99 * 24 * time.Hour
+
 // formatETA rounds to what a person plans with: 40s, 4m, 1h20m, 3d.
 func formatETA(d time.Duration) string {
 	switch {
+	case d >= maxETA:
+		return ">" + strconv.Itoa(int(maxETA.Hours()/24)) + "d"
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", int(math.Ceil(d.Seconds())))
 	case d < time.Hour:

@@ -21,6 +21,17 @@ func samples(lags []float64, committed []float64, members int) []groupSample {
 	return w
 }
 
+// rising is a full window's values from v, step apart; still, v throughout.
+func rising(v, step float64) []float64 {
+	out := make([]float64, Window)
+	for i := range out {
+		out[i] = v + float64(i)*step
+	}
+	return out
+}
+
+func still(v float64) []float64 { return rising(v, 0) }
+
 func withLagMs(w []groupSample, ms ...float64) []groupSample {
 	for i := range w {
 		w[i].lagMs, w[i].hasLagMs = ms[i], true
@@ -42,16 +53,25 @@ func TestGroupStatus(t *testing.T) {
 		{"committed offset went back (rule 2)", samples([]float64{5, 6, 90}, []float64{100, 101, 10}, 1), StatusRewound, 0},
 		{"no members, lag growing", samples([]float64{5, 6, 9}, nil, 0), StatusStopped, 0},
 		{"no members, lag flat", samples([]float64{5, 5, 5}, []float64{7, 7, 7}, 0), StatusStopped, 0},
-		{"committed offsets not moving (rule 4)", samples([]float64{5, 9, 14}, []float64{7, 7, 7}, 1), StatusStalled, 0},
-		{"committed still, nothing written", samples([]float64{5, 5, 5}, []float64{7, 7, 7}, 1), StatusStalled, 0},
-		{"oldest unconsumed record ages as fast as the clock", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 3000, 5000), StatusStalled, 0},
+		{"committed offsets not moving (rule 4)", samples(rising(5, 4), still(7), 1), StatusStalled, 0},
+		{"committed still, nothing written", samples(still(5), still(7), 1), StatusStalled, 0},
+		// Refreshes every 2 s, commits every 5 s: 3 refreshes can fall
+		// between two commits of a consumer that keeps up.
+		{"committed still over the first refreshes only", samples([]float64{5, 9, 14}, []float64{7, 7, 7}, 1), StatusMeasuring, 0},
+		{"oldest unconsumed record ages as fast as the clock", withLagMs(samples(rising(5, 4), nil, 3), rising(1000, 2000)...), StatusStalled, 0},
+		{"oldest unconsumed record ages as fast as the clock, first refreshes", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 3000, 5000), StatusMeasuring, 0},
 		{"oldest unconsumed record ages slower: it moves", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 2000, 3000), StatusFallingBehind, 0},
 		{"oldest unconsumed record got younger", withLagMs(samples([]float64{5, 9, 14}, nil, 3), 1000, 200, 4400), StatusFallingBehind, 0},
 		{"offsets move, lag grows (rule 5)", samples([]float64{10, 17, 24, 31}, []float64{5, 8, 11, 14}, 1), StatusFallingBehind, 0},
 		{"lag grows, no committed offsets known", samples([]float64{10, 12, 30}, nil, 2), StatusFallingBehind, 0},
 		// 1000 -> 600 in 4 s: 100/s, 600 left: 6 s.
 		{"lag shrinks", samples([]float64{1000, 800, 600}, []float64{0, 200, 400}, 1), StatusCatchingUp, 6 * time.Second},
+		// Commits every 5 s, refreshes every 2 s: the lag saws up and
+		// down, and the window's ends say nothing (Burrow's example 4).
+		{"busy topic: lag up and down, higher at the end", samples([]float64{100, 130, 90, 120, 140}, []float64{0, 0, 70, 70, 70}, 1), StatusOK, 0},
 		{"keeps pace with a backlog", samples([]float64{100, 120, 100}, []float64{0, 50, 100}, 1), StatusOK, 0},
+		// 2e9 left at 0.25/s: 253 years, past what a Duration holds.
+		{"a huge lag shrinking slowly", samples([]float64{2e9 + 1, 2e9 + 0.5, 2e9}, nil, 1), StatusCatchingUp, maxETA},
 		{"members unknown, lag shrinks", samples([]float64{900, 600, 300}, nil, -1), StatusCatchingUp, 2 * time.Second},
 	}
 	for _, tt := range tests {
@@ -75,6 +95,7 @@ func TestStatusText(t *testing.T) {
 		{2 * time.Hour, "catching up (eta 2h)"},
 		{119*time.Minute + 50*time.Second, "catching up (eta 2h)"},
 		{100 * time.Hour, "catching up (eta 4d)"},
+		{maxETA, "catching up (eta >99d)"},
 	}
 	for _, tt := range tests {
 		if got := statusText(StatusCatchingUp, tt.eta); got != tt.want {

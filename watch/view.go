@@ -196,8 +196,11 @@ func (t *Tracker) cell(h *rowHistory, gc gridCol) gridCell {
 		s := h.series[gc.src]
 		return gridCell{sparkline(s, gc.width), directionColor(t.cols[gc.src].Name, rate(s))}
 	case kindRate:
-		r := rate(h.series[gc.src])
-		if math.IsNaN(r) {
+		s := h.series[gc.src]
+		r := rate(s)
+		// A NULL now has no rate: the one of the numbers before it
+		// would read as this NULL's.
+		if math.IsNaN(r) || len(s) > 0 && !s[len(s)-1].ok {
 			return gridCell{}
 		}
 		return gridCell{formatRate(r), directionColor(t.cols[gc.src].Name, r)}

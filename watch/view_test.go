@@ -225,3 +225,17 @@ func TestTrackerWithoutKeyColumnsUsesTheText(t *testing.T) {
 		t.Errorf("no lag column, no status:\n%s", out)
 	}
 }
+
+// A number that is NULL now (the group's offsets are gone) is drawn as
+// NULL with no rate beside it, not with the rate of the numbers before.
+func TestTrackerNullNowHasNoRate(t *testing.T) {
+	cols := []result.Column{{Name: "group", Type: result.String, Key: true}, {Name: "lag", Type: result.Int}}
+	tr := NewTracker()
+	for i, v := range []any{int64(5), int64(9), int64(13), nil} {
+		tr.Observe(t0.Add(time.Duration(i)*2*time.Second), cols, []result.Row{{"billing", v}}, 0)
+	}
+	line := lineOf(t, draw(t, tr, Options{}), "billing")
+	if !strings.Contains(line, "NULL") || strings.Contains(line, "/s") {
+		t.Fatalf("want NULL with no rate in %q", line)
+	}
+}

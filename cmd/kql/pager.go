@@ -41,9 +41,9 @@ func (m pagerMode) String() string {
 // (-X).
 const defaultPager = "less -FRSX"
 
-// pagerCommand is $KQL_PAGER, else $PAGER, else less -FRSX. It is split at
-// spaces, not run by a shell: a pager that is not there fails to start,
-// and the result is printed instead.
+// pagerCommand is $KQL_PAGER, else $PAGER, else less -FRSX. Like psql, git
+// and man, kql reads it as a shell command, so quotes, a path with spaces
+// ('"/opt/my tools/less" -R') and pipes work.
 func (a *app) pagerCommand() string {
 	for _, env := range []string{"KQL_PAGER", "PAGER"} {
 		if v := strings.TrimSpace(a.ios.Getenv(env)); v != "" {
@@ -78,6 +78,10 @@ type pagingWriter struct {
 	term    *os.File
 	limit   int    // lines that fit above the prompt; 0: page at once (always)
 	onStart func() // the progress line stops: the pager owns the screen
+	// around writes what is held when the timer lets it go, on the
+	// timer's goroutine: the progress line is erased first (as for the
+	// result's own writes), or the first row lands at its end.
+	around func(write func())
 
 	mu     sync.Mutex
 	buf    bytes.Buffer
@@ -86,6 +90,10 @@ type pagingWriter struct {
 	cmd    *osexec.Cmd
 	pipe   io.WriteCloser
 	quit   bool // the pager ended before the result did (q in less)
+	// viaShell: the pager runs through sh, which starts even when the
+	// pager is not there; sent is what it was given, to print then.
+	viaShell bool
+	sent     bytes.Buffer
 	// release prints what is held if the screenful does not come soon.
 	release *time.Timer
 }
@@ -109,9 +117,8 @@ func (pw *pagingWriter) Write(p []byte) (int, error) {
 	case pw.quit:
 		return 0, errPagerQuit
 	case pw.pipe != nil:
-		if _, err := pw.pipe.Write(p); err != nil {
-			pw.quit = true
-			return 0, errPagerQuit
+		if err := pw.toPager(p); err != nil {
+			return 0, err
 		}
 		return len(p), nil
 	case pw.direct:
@@ -141,8 +148,13 @@ func (pw *pagingWriter) printHeld() {
 		return
 	}
 	pw.direct = true
-	pw.term.Write(pw.buf.Bytes())
+	held := pw.buf.Bytes()
 	pw.buf = bytes.Buffer{}
+	if pw.around != nil {
+		pw.around(func() { pw.term.Write(held) })
+		return
+	}
+	pw.term.Write(held)
 }
 
 // start runs the pager on what is held; the caller holds mu.
@@ -153,8 +165,9 @@ func (pw *pagingWriter) start() {
 	if pw.onStart != nil {
 		pw.onStart()
 	}
-	words := strings.Fields(pw.a.pagerCommand())
-	cmd := osexec.Command(words[0], words[1:]...)
+	line := pw.a.pagerCommand()
+	cmd := pagerProcess(line)
+	pw.viaShell = cmd.Args[0] == "sh"
 	cmd.Stdout, cmd.Stderr = pw.term, os.Stderr
 	if f, ok := pw.a.ios.ErrOut.(*os.File); ok {
 		cmd.Stderr = f
@@ -166,17 +179,80 @@ func (pw *pagingWriter) start() {
 	if err != nil {
 		// Once: the next results are printed without asking again.
 		pw.a.pagerBroken = true
-		pw.a.warnf("the pager %q did not start (%v): printing the result instead; set $KQL_PAGER or $PAGER, or \\pager off", strings.Join(words, " "), err)
+		pw.a.warnf("the pager %q did not start (%v): printing the result instead; set $KQL_PAGER or $PAGER, or \\pager off", line, err)
 		pw.direct = true
 		pw.term.Write(pw.buf.Bytes())
 		pw.buf = bytes.Buffer{}
 		return
 	}
 	pw.cmd, pw.pipe = cmd, pipe
-	if _, err := pipe.Write(pw.buf.Bytes()); err != nil {
-		pw.quit = true
-	}
+	pw.toPager(pw.buf.Bytes())
 	pw.buf = bytes.Buffer{}
+}
+
+// shellChars are those that need a shell; a command without them is split
+// at spaces and run directly, so that one that is not there fails to start
+// and the result is printed instead.
+const shellChars = "\"'`$|&;<>()*?[]#~=%{}\n"
+
+func pagerProcess(line string) *osexec.Cmd {
+	if strings.ContainsAny(line, shellChars) {
+		return osexec.Command("sh", "-c", line)
+	}
+	words := strings.Fields(line)
+	return osexec.Command(words[0], words[1:]...)
+}
+
+// replayMax is how much of what went to a pager run by sh is kept, to be
+// printed if the shell did not find the pager (exit 126 or 127).
+const replayMax = 1 << 20
+
+// toPager writes p into the pager; the caller holds mu.
+func (pw *pagingWriter) toPager(p []byte) error {
+	if pw.viaShell && pw.sent.Len()+len(p) <= replayMax {
+		pw.sent.Write(p)
+	} else {
+		pw.viaShell = false // too much to replay: a failure is only reported
+	}
+	if _, err := pw.pipe.Write(p); err != nil {
+		if pw.notFound() {
+			return nil // p was printed with the rest of sent
+		}
+		pw.quit = true
+		return errPagerQuit
+	}
+	return nil
+}
+
+// notFound waits for the pager once its input is closed and reports
+// whether the shell said the pager was not there (exit 126 or 127): then
+// what the pager was given is printed with one warning, and the rest of
+// the result goes to the terminal. The caller holds mu.
+func (pw *pagingWriter) notFound() bool {
+	pw.pipe.Close()
+	err := pw.cmd.Wait()
+	line := pw.a.pagerCommand()
+	pw.cmd, pw.pipe = nil, nil
+	var exit *osexec.ExitError
+	switch {
+	case err == nil:
+		return false
+	case !errors.As(err, &exit):
+		pw.a.warnf("the pager %q: %v", line, err)
+		return false
+	case exit.ExitCode() != 126 && exit.ExitCode() != 127:
+		return false // the pager's own business (less exits 0 on q)
+	case !pw.viaShell:
+		pw.a.pagerBroken = true
+		pw.a.warnf("the pager %q did not start (the shell exited with status %d), and the result was not shown; set $KQL_PAGER or $PAGER, or \\pager off", line, exit.ExitCode())
+		return false
+	}
+	pw.a.pagerBroken = true
+	pw.a.warnf("the pager %q did not start (the shell exited with status %d): printing the result instead; set $KQL_PAGER or $PAGER, or \\pager off", line, exit.ExitCode())
+	pw.direct = true
+	pw.term.Write(pw.sent.Bytes())
+	pw.sent = bytes.Buffer{}
+	return true
 }
 
 // Close ends the result: what is held goes to the terminal, or the pager
@@ -199,15 +275,9 @@ func (pw *pagingWriter) Close() (quit bool) {
 			pw.term.Write(pw.buf.Bytes())
 		}
 		pw.direct = true
-		return false
+		return pw.quit // the pager may have been waited for already, when it quit
 	}
-	pw.pipe.Close()
-	err := pw.cmd.Wait()
-	var exit *osexec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		pw.a.warnf("the pager %q: %v", pw.a.pagerCommand(), err)
-	}
-	pw.cmd = nil
+	pw.notFound()
 	return pw.quit
 }
 

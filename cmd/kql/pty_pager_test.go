@@ -119,6 +119,9 @@ func TestPTYCtrlCWhilePagingLeavesTheSessionUsable(t *testing.T) {
 	s.send("q\r")
 	s.expect(`PAGER-QUIT q`)
 	s.expect(prompt)
+	if after := s.text()[strings.LastIndex(s.text(), "PAGER-QUIT q"):]; strings.Contains(after, "error") {
+		t.Fatalf("quitting the pager after Ctrl-C printed an error:\n%s", after)
+	}
 	data, err := os.ReadFile(filepath.Join(dir, "pid"))
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +137,31 @@ func TestPTYCtrlCWhilePagingLeavesTheSessionUsable(t *testing.T) {
 	}
 	s.send("\\pager on\r")
 	s.expect(prompt)
+	s.send("SHOW TOPICS;\r")
+	s.expect(`\(3 rows\)`)
+	s.expect(prompt)
+	s.send("\x04")
+	if err := s.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A pager quit midway (q in less; here head, which reads three lines and
+// exits) stops the statement: no error and no warning, and the session
+// goes on.
+func TestPTYPagerQuitMidwayStopsTheStatementQuietly(t *testing.T) {
+	c, boot := ptyCluster(t)
+	createBig(t, c)
+	pager, _ := fakePager(t, "head -n 3\necho PAGER-DONE\n")
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot, "KQL_PAGER": pager}, "--no-history")
+	s.expect(prompt)
+	s.send("CONSUME big LIMIT 5000;\r")
+	s.expect(`PAGER-DONE`)
+	s.expect(prompt)
+	after := s.text()[strings.LastIndex(s.text(), "PAGER-DONE"):]
+	if strings.Contains(after, "error") || strings.Contains(after, "warning") || strings.Contains(after, "5000 rows") {
+		t.Fatalf("quitting the pager printed more than the prompt:\n%s", after)
+	}
 	s.send("SHOW TOPICS;\r")
 	s.expect(`\(3 rows\)`)
 	s.expect(prompt)

@@ -118,7 +118,7 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		draw = a.sink // \watch draws its trends
 	}
 	if pw != nil {
-		pw.onStart = prog.stop
+		pw.onStart, pw.around = prog.stop, prog.interrupt
 	}
 	rows, err := draw(prog.writer(out), prog.result(), a.renderOptions())
 	if pw != nil && pw.Close() && !result.IsPartial(err) {
