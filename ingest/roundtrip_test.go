@@ -92,7 +92,7 @@ func TestBadInputNamesLineColumnAndField(t *testing.T) {
 		{JSONL, `{"partition":-1}`, `in.jsonl:1:2: partition: -1 is not a partition number`},
 		{JSONL, `{"headers":[{"k":"a"}]}`, `in.jsonl:1:2: headers: header 1`},
 		{CSV, "partition,offset,timestamp,key,value,headers\n0,0,2026-01-01T00:00:00Z,a,b\n", `in.csv:2:28: 5 fields, want 6`},
-		{CSV, "0,0,2026-01-01T00:00:00Z,\"a\"x,b,\n", `in.csv:1:29: "x" after a closing quote`},
+		{CSV, "0,0,2026-01-01T00:00:00Z,\"a\"x,b,\n", `in.csv:1:29: 'x' after a closing quote`},
 		{TSV, "0\t0\tsoon\ta\tb\t\n", `in.tsv:1:5: timestamp:`},
 		{Lines, "k1:v1\nnokey\n", `in.lines:2:1: key: no key delimiter ":"`},
 	} {
