@@ -217,6 +217,23 @@ func formatProduce(sb *strings.Builder, p *Produce) {
 		sb.WriteString(" HEADER " + QuoteName(h.Key) + " ")
 		formatLiteral(sb, &h.Value)
 	}
+	if f := p.From; f != nil {
+		if f.Stdin {
+			sb.WriteString(" FROM STDIN")
+		} else {
+			sb.WriteString(" FROM FILE " + Quote([]byte(f.File)))
+		}
+		sb.WriteString(" FORMAT " + f.Format)
+		if f.KeyDelimiter != nil {
+			sb.WriteString(" KEY DELIMITER " + Quote([]byte(*f.KeyDelimiter)))
+		}
+		if f.KeepPartition {
+			sb.WriteString(" KEEP PARTITION")
+		}
+		if f.StampNow {
+			sb.WriteString(" TIMESTAMP NOW")
+		}
+	}
 }
 
 func formatCreate(sb *strings.Builder, c *CreateTopic) {

@@ -644,6 +644,10 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			if p.Value, e = ps.literal(cl.Value); e != nil {
 				return nil, e
 			}
+		case cl.FromFile != nil || cl.FromStdin || cl.Format != nil || cl.KeyDelim != nil || cl.Keep != "" || cl.StampNow || cl.PartByKey:
+			if e := ps.importClause(p, cl, seen); e != nil {
+				return nil, e
+			}
 		case cl.Part != nil:
 			if e := ps.once(seen, "PARTITION", "PARTITION", cl.Pos); e != nil {
 				return nil, e
@@ -667,6 +671,9 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			}
 			p.Headers = append(p.Headers, Header{Key: k, Value: *v})
 		}
+	}
+	if p.From != nil || seen.has("FORMAT", "KEY DELIMITER", "KEEP PARTITION", "PARTITION BY KEY", "KEEP TIMESTAMP", "TIMESTAMP NOW") {
+		return ps.checkImport(p, seen)
 	}
 	if e := ps.checkProduceSchemas(p, seen); e != nil {
 		return nil, e
