@@ -5,6 +5,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -41,6 +42,10 @@ type Session struct {
 	// (a FOLLOW's records that do not decode); the summary still comes
 	// from the result's Warnings at the end.
 	OnWarning func(string)
+
+	// Stdin is what PRODUCE ... FROM STDIN reads; nil (the interactive
+	// shell, or a script read from stdin) refuses it.
+	Stdin io.Reader
 
 	namesMu    sync.Mutex
 	topicNames []string

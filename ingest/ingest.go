@@ -110,6 +110,9 @@ func NewReader(r io.Reader, name string, f Format, opt Options) *Reader {
 	return &Reader{name: name, f: f, opt: opt, br: bufio.NewReaderSize(r, 1<<16)}
 }
 
+// Name is what errors call the input.
+func (r *Reader) Name() string { return r.name }
+
 // Line is the last input line consumed.
 func (r *Reader) Line() int { return r.line }
 
