@@ -82,6 +82,14 @@ func parseStatement(src string) (Statement, *Error) {
 		}
 		toks = append(toks[:n], eof)
 	}
+	if st, e, ok := parseInsert(src, toks); ok {
+		return st, e
+	}
+	return parseTokenList(src, toks)
+}
+
+// parseTokenList parses one statement from its tokens (ending with EOF).
+func parseTokenList(src string, toks []token) (Statement, *Error) {
 	ps := &parseState{src: src, toks: toks}
 	st, e, syntactic := ps.parseAll()
 	if e == nil {
