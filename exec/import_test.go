@@ -122,14 +122,14 @@ func TestExportThenImportRoundTrip(t *testing.T) {
 					require.Equal(t, int64(4), r[2], "records of partition %v", r[1])
 					require.Nil(t, r[5], "no error")
 				}
-				require.Equal(t, recordsOf(want, true), recordsOf(committedRows(t, s, dst), true))
+				require.Equal(t, recordsOf(want, true), recordsOf(committedEventually(t, s, dst, len(want)), true))
 			})
 			t.Run(format+" by key", func(t *testing.T) {
 				dst := kafkatest.TopicName(t)
 				kafkatest.CreateTopic(t, b, dst, 3, 3, nil)
 				_, err := importFile(t, s, dst, path, format, false)
 				require.NoError(t, err)
-				got := committedRows(t, s, dst)
+				got := committedEventually(t, s, dst, len(want))
 				require.Equal(t, recordsOf(want, false), recordsOf(got, false))
 				for _, r := range got {
 					if r[3] != nil {
@@ -247,7 +247,7 @@ func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 	// The resume: the lines after 5.
 	f.sess.Stdin = strings.NewReader(strings.Join(lines[5:], "\n") + "\n")
 	mustRun(t, f.sess, &lang.Produce{Topic: "dst", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}})
-	got = committedRows(t, f.sess, "dst")
+	got = committedEventually(t, f.sess, "dst", 12)
 	seen := map[string]bool{}
 	for _, r := range got {
 		k := string(r[3].([]byte))

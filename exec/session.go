@@ -97,6 +97,8 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.describeGroup(ctx, st)
 	case *lang.Consume:
 		return s.consume(ctx, st)
+	case *lang.Insert:
+		return s.insert(ctx, st)
 	case *lang.Produce:
 		return s.produce(ctx, st)
 	case *lang.ShowSubjects:

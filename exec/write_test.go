@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -17,6 +18,22 @@ import (
 func committedRows(t *testing.T, s *Session, topic string) []result.Row {
 	t.Helper()
 	return consumeAll(t, s, &lang.Consume{Topic: topic, Limit: i64(1 << 30)})
+}
+
+// committedEventually waits until a read_committed reader sees n records
+// of topic: a committed transaction becomes visible once the coordinator
+// has written its markers, which it does after EndTxn answered.
+func committedEventually(t *testing.T, s *Session, topic string, n int) []result.Row {
+	t.Helper()
+	var rows []result.Row
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rows = committedRows(t, s, topic)
+		if len(rows) >= n || time.Now().After(deadline) {
+			return rows
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func TestWriterTransactionsRouteToLeadersAndCoordinator(t *testing.T) {
@@ -73,7 +90,7 @@ func TestWriterTransactionsRouteToLeadersAndCoordinator(t *testing.T) {
 		}
 		require.Len(t, produced, 3, "Produce only to the 3 leaders")
 
-		rows := committedRows(t, s, topic)
+		rows := committedEventually(t, s, topic, 60)
 		require.Len(t, rows, 60)
 		for _, r := range rows {
 			require.Equal(t, []result.Header{{Key: "h"}, {Key: "h", Value: []byte("x")}}, r[5])
