@@ -105,6 +105,14 @@ func NewTransactionalID(kind string) string {
 	return fmt.Sprintf("kql-%s-%s-%d-%d", kind, host, os.Getpid(), txnSeq.Add(1))
 }
 
+// PeekTransactionalID is the id the next NewTransactionalID(kind) returns,
+// without taking it (for EXPLAIN).
+func PeekTransactionalID(kind string) string {
+	id := NewTransactionalID(kind)
+	txnSeq.Add(-1)
+	return id
+}
+
 // Writer writes records in transactions of bounded size. It is used from
 // one goroutine; Close it when done.
 type Writer struct {
