@@ -28,7 +28,9 @@ import (
 // keys and values, a tombstone, NULL and empty keys, repeated and NULL
 // headers, old and distinct timestamps, on all six partitions.
 func awkwardRecords(topic string) []*kgo.Record {
-	base := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC)
+	// Recent: a real broker's retention (7 days) deletes older records
+	// while the test runs.
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	var out []*kgo.Record
 	for i := 0; i < 24; i++ {
 		r := &kgo.Record{Topic: topic, Partition: int32(i % 6), Timestamp: base.Add(time.Duration(i) * time.Second),

@@ -21,7 +21,9 @@ import (
 // one of origins in its dlq.original.topic header, and every third has
 // value "bad-<i>", the rest "ok-<i>".
 func dlqRecords(topic string, origins []string) []*kgo.Record {
-	base := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	// Recent: a real broker's retention (7 days) deletes older records
+	// while the test runs.
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	var out []*kgo.Record
 	for i := 0; i < 36; i++ {
 		v := fmt.Sprintf("ok-%d", i)
