@@ -417,7 +417,11 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled: %w", err)
 		}
-		return nil, p.failure(err, w, committed, first)
+		var n int64
+		for _, d := range dests {
+			n += d.records
+		}
+		return nil, p.failure(err, w, committed, first, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
@@ -426,11 +430,15 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 
 // failure says what a failed EXECUTE committed, per source partition, and
 // the statement that copies the rest.
-func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[int32]int64) error {
+func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[int32]int64, copiedRows int64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT failed: %v", err)
-	if len(committed) == 0 {
+	if w.Transactions() == 0 {
 		b.WriteString("; nothing was committed: run the same INSERT again")
+		return errors.New(b.String())
+	}
+	if len(committed) == 0 {
+		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
 		return errors.New(b.String())
 	}
 	parts := make([]int32, 0, len(first))
@@ -453,6 +461,15 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[in
 	sel := *resume.Select
 	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
 	sel.Partitions = nil
+	sel.Skip = nil // the anchor is past what SKIP skipped
+	if sel.Limit != nil {
+		left := *sel.Limit - copiedRows
+		if left <= 0 {
+			fmt.Fprintf(&b, "; committed %d transactions, all %d records the LIMIT asked for", w.Transactions(), copiedRows)
+			return errors.New(b.String())
+		}
+		sel.Limit = &left
+	}
 	resume.Select = &sel
 	fmt.Fprintf(&b, "; to copy the rest: %s", lang.Format(&resume))
 	return errors.New(b.String())
