@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -85,19 +84,27 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	if err != nil {
 		return true, err
 	}
-	if ge := cfail[id]; ge != nil {
-		return true, fmt.Errorf("EXPLAIN cannot route the transaction coordinator of %s: %w", id, ge)
-	}
-	coord := coords[id]
 	p.any("FindCoordinator", id+" (key type transaction)")
-	p.perBroker("InitProducerId", m, map[int32][]string{coord: {id}})
+	// A cluster that never ran a transaction creates __transaction_state
+	// on the first FindCoordinator: the plan then names the rule, not yet
+	// the broker.
+	coordRow := func(api, items string) {
+		if ge := cfail[id]; ge != nil {
+			p.rows = append(p.rows, result.Row{p.step, api, nil, "the transaction coordinator", items + " (not known yet: " + ge.Error() + ")"})
+			return
+		}
+		p.rows = append(p.rows, result.Row{p.step, api, int64(coords[id]), m.Addr(coords[id]), items})
+	}
+	p.step++
+	coordRow("InitProducerId", id)
 	if parts != nil {
 		p.leaders("Produce", m, parts)
 	} else {
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "Produce", nil, "each partition's leader", what + ", one request per leader broker"})
 	}
-	p.rows = append(p.rows, result.Row{p.step, "AddPartitionsToTxn", int64(coord), m.Addr(coord), "each partition new to the transaction (brokers without transaction version 2)"})
-	p.perBroker("EndTxn", m, map[int32][]string{coord: {id + ", once per transaction of at most 10,000 records"}})
+	coordRow("AddPartitionsToTxn", "each partition new to the transaction (brokers without transaction version 2)")
+	p.step++
+	coordRow("EndTxn", id+", once per transaction of at most 10,000 records")
 	return true, nil
 }

@@ -111,7 +111,7 @@ func TestExportThenImportRoundTrip(t *testing.T) {
 		want := committedRows(t, s, src)
 		require.Len(t, want, 24)
 
-		for _, format := range []string{"jsonl", "csv", "tsv"} {
+		for _, format := range []string{"jsonl", "json", "csv", "tsv"} {
 			path := export(t, s, src, format)
 
 			t.Run(format+" keeping partitions", func(t *testing.T) {

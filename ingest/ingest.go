@@ -34,7 +34,7 @@ func ParseFormat(name string) (Format, error) {
 	case "jsonl", "":
 		return JSONL, nil
 	case "json":
-		return 0, fmt.Errorf("FORMAT json cannot be imported yet: export with --format jsonl (one record per line) and import that")
+		return JSON, nil
 	case "csv":
 		return CSV, nil
 	case "tsv":
@@ -101,7 +101,8 @@ type Reader struct {
 	br   *bufio.Reader
 	line int // lines consumed so far
 
-	head bool // csv/tsv: header row read
+	head bool       // csv/tsv: header row read
+	arr  *jsonArray // FORMAT json
 }
 
 // NewReader reads r in format f; name is what errors call the input (a
@@ -131,6 +132,8 @@ func (r *Reader) Next() (*Record, error) {
 			}
 			return r.jsonRecord(line, n, 0)
 		}
+	case JSON:
+		return r.nextJSON()
 	case CSV:
 		return r.nextDelimited(',')
 	case TSV:

@@ -56,7 +56,7 @@ var awkward = []result.Record{
 // Every format kql writes reads back to the same records (less the
 // offset, which a new topic assigns).
 func TestExportThenImportIsLossless(t *testing.T) {
-	for _, f := range []Format{JSONL, CSV, TSV} {
+	for _, f := range []Format{JSONL, JSON, CSV, TSV} {
 		t.Run(f.String(), func(t *testing.T) {
 			var out bytes.Buffer
 			rf, err := render.ParseFormat(f.String())
@@ -95,6 +95,9 @@ func TestBadInputNamesLineColumnAndField(t *testing.T) {
 		{CSV, "0,0,2026-01-01T00:00:00Z,\"a\"x,b,\n", `in.csv:1:29: 'x' after a closing quote`},
 		{TSV, "0\t0\tsoon\ta\tb\t\n", `in.tsv:1:5: timestamp:`},
 		{Lines, "k1:v1\nnokey\n", `in.lines:2:1: key: no key delimiter ":"`},
+		{JSON, "[\n{\"value\":\"a\"},\n\n  {\"valeu\":\"b\"}\n]\n", `in.json:4:2: valeu: unknown field`},
+		{JSON, "{\"value\":\"a\"}\n", `in.json:1:1: FORMAT json is one array`},
+		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2: `},
 	} {
 		r := NewReader(strings.NewReader(c.in), "in."+c.f.String(), c.f, Options{KeyDelimiter: ":"})
 		var err error

@@ -184,7 +184,7 @@ type Produce struct {
 type ImportSource struct {
 	File          string // "" when Stdin
 	Stdin         bool
-	Format        string  // jsonl (default), csv, tsv, lines
+	Format        string  // jsonl (default), json, csv, tsv, lines
 	KeyDelimiter  *string // KEY DELIMITER 'd' (FORMAT lines): split each line into key and value
 	KeepPartition bool    // KEEP PARTITION; default PARTITION BY KEY (the default partitioner)
 	StampNow      bool    // TIMESTAMP NOW; default KEEP TIMESTAMP

@@ -41,9 +41,9 @@ var statementHelp = []HelpEntry{
 		"       PRODUCE INTO payments KEY 'k1' VALUE '{\"id\": 1, \"amount\": 9.5}' VALUE SCHEMA 'payments-value'",
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
 	{"PRODUCE FROM", "PRODUCE [INTO] name FROM FILE 'path' | FROM STDIN {option}\n" +
-		"  option := FORMAT jsonl|csv|tsv|lines | KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
+		"  option := FORMAT jsonl|json|csv|tsv|lines | KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
 		"          | KEY DELIMITER 'd' (lines) | KEY SCHEMA s | VALUE SCHEMA s\n" +
-		"  reads what --format jsonl|csv|tsv writes; a file is checked whole before anything is written;\n" +
+		"  reads what --format jsonl|json|csv|tsv writes; a file is checked whole before anything is written;\n" +
 		"  STDIN only with -e or -f; written in transactions (a failure names the last committed line)",
 		"PRODUCE INTO orders_copy FROM FILE 'orders.jsonl' KEEP PARTITION"},
 	{"INSERT", "INSERT INTO name | TOPIC expr {option} SELECT ... FROM src {clause} [EXECUTE]\n" +

@@ -13,8 +13,7 @@ import (
 // default) or TIMESTAMP NOW, KEY DELIMITER 'd' for FORMAT lines, and the
 // schema clauses.
 
-// FORMAT json (one array) is not read yet: ingest says so.
-var importFormats = []string{"jsonl", "csv", "tsv", "lines"}
+var importFormats = []string{"jsonl", "json", "csv", "tsv", "lines"}
 
 func (s clauses) has(names ...string) bool {
 	for _, n := range names {
