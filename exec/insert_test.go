@@ -224,3 +224,18 @@ func holdSecondCommit(t *testing.T, f *fake) *heldCommit {
 	})
 	return h
 }
+
+// In the shell an INSERT ... EXECUTE asks first, naming source and
+// destination; a dry run and an import never ask.
+func TestInsertExecuteAsksFirst(t *testing.T) {
+	f := newFake(t)
+	exec := parse(t, `INSERT INTO copy SELECT * FROM orders EXECUTE`)
+	require.True(t, NeedsConfirmation(exec))
+	require.False(t, NeedsConfirmation(parse(t, `INSERT INTO copy SELECT * FROM orders`)), "a dry run never asks")
+	require.False(t, NeedsConfirmation(parse(t, `PRODUCE INTO copy FROM FILE 'a.jsonl'`)), "a PRODUCE is explicit")
+	q, ask := f.sess.Confirmation(ctxT(t), exec)
+	require.True(t, ask)
+	require.Equal(t, `copy the records the SELECT reads from orders into topic copy (run it without EXECUTE to see how many)?`, q)
+	q, _ = f.sess.Confirmation(ctxT(t), parse(t, `INSERT INTO TOPIC header('t') SELECT * FROM dlq EXECUTE`))
+	require.Contains(t, q, "into the topic each record's header('t') names")
+}
