@@ -29,6 +29,8 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 		return st.Execute
 	case *lang.AbortTransaction:
 		return st.Execute
+	case *lang.Insert:
+		return st.Execute
 	case *lang.AlterReplicas, *lang.CancelReassignment, *lang.ElectLeaders:
 		return opsExecute(st)
 	}
@@ -115,6 +117,12 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 			strings.Join(topics, ", "), lag, thousands(after)), true
 	case *lang.Grant, *lang.Revoke:
 		return s.aclConfirmation(ctx, st), true
+	case *lang.Insert:
+		dest := "topic " + lang.QuoteName(st.Topic)
+		if st.TopicExpr != nil {
+			dest = "the topic each record's " + lang.FormatExpr(st.TopicExpr) + " names"
+		}
+		return "copy the records the SELECT reads from " + lang.QuoteName(st.Select.Topic) + " into " + dest + " (run it without EXECUTE to see how many)?", true
 	case *lang.DeleteRecords:
 		q := "delete records from " + lang.QuoteName(st.Topic)
 		plan, _, err := s.planDeleteRecords(ctx, st)

@@ -105,6 +105,12 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		m = with
 		return m.Topics[name], nil
 	}
+	if ok, err := s.explainMove(ctx, p, m, st.Stmt); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return result.NewSlice(explainCols, p.rows), nil
+	}
 	switch x := st.Stmt.(type) {
 	case *lang.ShowTopics:
 		p.any("Metadata", "all topics")

@@ -70,6 +70,9 @@ func literalBytes(l *lang.Literal) []byte {
 }
 
 func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result, error) {
+	if st.From != nil {
+		return s.importRecords(ctx, st)
+	}
 	m, err := s.cl.Metadata(ctx, []string{st.Topic})
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ type Session struct {
 	// (a FOLLOW's records that do not decode); the summary still comes
 	// from the result's Warnings at the end.
 	OnWarning func(string)
+
+	// Stdin is what PRODUCE ... FROM STDIN reads; nil (the interactive
+	// shell, or a script read from stdin) refuses it.
+	Stdin io.Reader
 
 	namesMu    sync.Mutex
 	topicNames []string
@@ -97,6 +102,8 @@ func (s *Session) execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return s.describeGroup(ctx, st)
 	case *lang.Consume:
 		return s.consume(ctx, st)
+	case *lang.Insert:
+		return s.insert(ctx, st)
 	case *lang.Produce:
 		return s.produce(ctx, st)
 	case *lang.ShowSubjects:

@@ -36,8 +36,8 @@ func StatementAccess(stmt lang.Statement) Access {
 		*lang.Explain:
 		return Reads
 
-	// Writing statements that have no dry run. INSERT INTO ... SELECT
-	// (being added) produces records: it belongs on this line, with PRODUCE.
+	// Writing statements that have no dry run (PRODUCE ... FROM FILE and
+	// FROM STDIN are PRODUCE too).
 	case *lang.Produce,
 		*lang.CreateTopic, *lang.DropTopic, *lang.AlterConfigs, *lang.AlterPartitions,
 		*lang.DeleteGroup, *lang.DeleteShareGroup,
@@ -61,6 +61,8 @@ func StatementAccess(stmt lang.Statement) Access {
 	case *lang.CancelReassignment:
 		return executeForm(st.Execute)
 	case *lang.ElectLeaders:
+		return executeForm(st.Execute)
+	case *lang.Insert: // without EXECUTE it only reads the source
 		return executeForm(st.Execute)
 	}
 	return AccessUnknown

@@ -66,6 +66,9 @@ func TestStatementAccess(t *testing.T) {
 		{&lang.DropUser{}, Writes},
 		{&lang.AlterQuota{}, Writes},
 
+		{&lang.Insert{}, Reads},
+		{&lang.Insert{Execute: true}, Writes},
+		{&lang.Produce{From: &lang.ImportSource{Stdin: true}}, Writes},
 		{&lang.ResetGroup{}, Reads},
 		{&lang.ResetGroup{Execute: true}, Writes},
 		{&lang.ResetShareGroup{}, Reads},

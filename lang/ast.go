@@ -177,6 +177,21 @@ type Produce struct {
 	ValueSchema *SchemaRef // VALUE SCHEMA ...; nil: not written (the value's bytes are sent as written)
 
 	KeyAs, ValueAs *LocalSchema // KEY/VALUE AS PROTOBUF|AVRO '...': encoded with a local schema; nil: not written
+
+	// From is set for an import (FROM FILE / FROM STDIN): the records come
+	// from there, and Key, Value, Partition and Headers are nil.
+	From *ImportSource
+}
+
+// ImportSource is the FROM FILE 'path' | FROM STDIN part of PRODUCE and
+// its options.
+type ImportSource struct {
+	File          string // "" when Stdin
+	Stdin         bool
+	Format        string  // jsonl (default), json, csv, tsv, lines
+	KeyDelimiter  *string // KEY DELIMITER 'd' (FORMAT lines): split each line into key and value
+	KeepPartition bool    // KEEP PARTITION; default PARTITION BY KEY (the default partitioner)
+	StampNow      bool    // TIMESTAMP NOW; default KEEP TIMESTAMP
 }
 
 // TopicConfig is one name = 'value' pair of CREATE TOPIC ... WITH (...).

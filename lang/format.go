@@ -50,6 +50,8 @@ func format(sb *strings.Builder, s Statement) {
 		formatConsume(sb, s)
 	case *Produce:
 		formatProduce(sb, s)
+	case *Insert:
+		formatInsert(sb, s)
 	case *CreateTopic:
 		formatCreate(sb, s)
 	case *DropTopic:
@@ -228,6 +230,23 @@ func formatProduce(sb *strings.Builder, p *Produce) {
 		sb.WriteString(" HEADER " + QuoteName(h.Key) + " ")
 		formatLiteral(sb, &h.Value)
 	}
+	if f := p.From; f != nil {
+		if f.Stdin {
+			sb.WriteString(" FROM STDIN")
+		} else {
+			sb.WriteString(" FROM FILE " + Quote([]byte(f.File)))
+		}
+		sb.WriteString(" FORMAT " + f.Format)
+		if f.KeyDelimiter != nil {
+			sb.WriteString(" KEY DELIMITER " + Quote([]byte(*f.KeyDelimiter)))
+		}
+		if f.KeepPartition {
+			sb.WriteString(" KEEP PARTITION")
+		}
+		if f.StampNow {
+			sb.WriteString(" TIMESTAMP NOW")
+		}
+	}
 }
 
 func formatCreate(sb *strings.Builder, c *CreateTopic) {
@@ -247,5 +266,28 @@ func formatCreate(sb *strings.Builder, c *CreateTopic) {
 			sb.WriteString(QuoteName(cfg.Name) + " = " + Quote([]byte(cfg.Value)))
 		}
 		sb.WriteByte(')')
+	}
+}
+
+func formatInsert(sb *strings.Builder, in *Insert) {
+	sb.WriteString("INSERT INTO ")
+	if in.TopicExpr != nil {
+		sb.WriteString("TOPIC " + FormatExpr(in.TopicExpr))
+	} else {
+		sb.WriteString(QuoteName(in.Topic))
+	}
+	if in.KeepPartition {
+		sb.WriteString(" KEEP PARTITION")
+	}
+	if in.StampNow {
+		sb.WriteString(" TIMESTAMP NOW")
+	}
+	sel := Format(in.Select)
+	if rest, ok := strings.CutPrefix(sel, "CONSUME "); ok {
+		sel = "SELECT * FROM " + rest // INSERT takes a SELECT; a plain read formats as CONSUME
+	}
+	sb.WriteString(" " + sel)
+	if in.Execute {
+		sb.WriteString(" EXECUTE")
 	}
 }

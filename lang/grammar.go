@@ -210,14 +210,23 @@ type gProduceClause struct {
 	KeyKw     bool       `parser:"  @'KEY'"`
 	KeySchema *gSchema   `parser:"  ( @@"`
 	KeyAs     *gAsSchema `parser:"  | @@"`
+	KeyDelim  *string    `parser:"  | 'DELIMITER' @String"`
 	Key       *gLit      `parser:"  | @@ )"`
 	ValueKw   string     `parser:"| @('VALUE' | 'PAYLOAD')"`
 	ValSchema *gSchema   `parser:"  ( @@"`
 	ValueAs   *gAsSchema `parser:"  | @@"`
 	Value     *gLit      `parser:"  | @@ )"`
-	Part      *gNum      `parser:"| 'PARTITION' @@"`
+	PartByKey bool       `parser:"| 'PARTITION' ( 'BY' @'KEY'"`
+	Part      *gNum      `parser:"  | @@ )"`
 	HKey      *gName     `parser:"| 'HEADER' @@"`
 	HValue    *gLit      `parser:"  @@"`
+	// Import (PRODUCE ... FROM FILE/STDIN) and its options; parse.go
+	// checks which combine.
+	FromFile  *string `parser:"| 'FROM' ( 'FILE' @String"`
+	FromStdin bool    `parser:"  | @'STDIN' )"`
+	Format    *gName  `parser:"| 'FORMAT' @@"`
+	Keep      string  `parser:"| 'KEEP' @('PARTITION' | 'TIMESTAMP')"`
+	StampNow  bool    `parser:"| 'TIMESTAMP' @'NOW'"`
 }
 
 type gLit struct {

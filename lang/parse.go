@@ -82,6 +82,14 @@ func parseStatement(src string) (Statement, *Error) {
 		}
 		toks = append(toks[:n], eof)
 	}
+	if st, e, ok := parseInsert(src, toks); ok {
+		return st, e
+	}
+	return parseTokenList(src, toks)
+}
+
+// parseTokenList parses one statement from its tokens (ending with EOF).
+func parseTokenList(src string, toks []token) (Statement, *Error) {
 	ps := &parseState{src: src, toks: toks}
 	st, e, syntactic := ps.parseAll()
 	if e == nil {
@@ -669,6 +677,10 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			if p.Value, e = ps.literal(cl.Value); e != nil {
 				return nil, e
 			}
+		case cl.FromFile != nil || cl.FromStdin || cl.Format != nil || cl.KeyDelim != nil || cl.Keep != "" || cl.StampNow || cl.PartByKey:
+			if e := ps.importClause(p, cl, seen); e != nil {
+				return nil, e
+			}
 		case cl.Part != nil:
 			if e := ps.once(seen, "PARTITION", "PARTITION", cl.Pos); e != nil {
 				return nil, e
@@ -692,6 +704,9 @@ func (ps *parseState) produce(g *gProduce) (Statement, *Error) {
 			}
 			p.Headers = append(p.Headers, Header{Key: k, Value: *v})
 		}
+	}
+	if p.From != nil || seen.has("FORMAT", "KEY DELIMITER", "KEEP PARTITION", "PARTITION BY KEY", "KEEP TIMESTAMP", "TIMESTAMP NOW") {
+		return ps.checkImport(p, seen)
 	}
 	if e := ps.checkProduceSchemas(p, seen); e != nil {
 		return nil, e

@@ -307,11 +307,11 @@ func TestExpectedLists(t *testing.T) {
 		{"CONSUME t x", []string{"FROM", "KEY", "VALUE", "PARTITION", "WHERE", "GROUP BY", "ORDER BY", "LIMIT", "SKIP", "FOLLOW", "end of statement"}},
 		{"PRODUCE t VALUE", []string{"SCHEMA", "AS", "a string", "x'hex'", "NULL"}},
 		{"PRODUCE t VALUE SCHEMA", []string{"ID", "a subject name"}},
-		{"PRODUCE t VALUE 'v' VALUE SCHEMA 's' x", []string{"KEY", "VALUE", "VERSION", "ID", "MESSAGE", "PARTITION", "HEADER", "end of statement"}},
+		{"PRODUCE t VALUE 'v' VALUE SCHEMA 's' x", []string{"FROM", "TIMESTAMP", "KEY", "VALUE", "VERSION", "ID", "MESSAGE", "PARTITION", "HEADER", "FORMAT", "KEEP", "end of statement"}},
 		{"DESCRIBE SUBJECT", []string{"a subject name"}},
 		{"DESCRIBE SUBJECT s x", []string{"VERSION", "WHERE", "ORDER BY", "LIMIT", "end of statement"}},
 		{"SHOW SCHEMAS", []string{"FOR"}},
-		{"PRODUCE t VALUE 'v' x", []string{"KEY", "VALUE", "PARTITION", "HEADER", "end of statement"}},
+		{"PRODUCE t VALUE 'v' x", []string{"FROM", "TIMESTAMP", "KEY", "VALUE", "PARTITION", "HEADER", "FORMAT", "KEEP", "end of statement"}}, // FROM ... and its options: the import form
 		{"CREATE TOPIC t x", []string{"PARTITIONS", "REPLICATION", "WITH", "end of statement"}},
 		{"CONSUME t FROM TIMESTAMP", []string{"epoch milliseconds", "an RFC 3339 timestamp in quotes"}},
 		{"DESCRIBE GROUP", []string{"a group name"}},

@@ -270,7 +270,7 @@ func TestKeywordsAndHelp(t *testing.T) {
 			t.Errorf("help syntax for %s: %q", h.Name, h.Syntax)
 		}
 	}
-	if len(seen) != 46 {
-		t.Errorf("help examples cover %d statement types, want all 46", len(seen))
+	if len(seen) != 47 {
+		t.Errorf("help examples cover %d statement types, want all 47", len(seen))
 	}
 }

@@ -65,6 +65,9 @@ type connection struct {
 	setNewPassword func(func(ctx context.Context, user string) (string, error))
 	close          func()
 	bootstrap      []string
+	// setStdin gives PRODUCE ... FROM STDIN kql's standard input when no
+	// script is read from it.
+	setStdin func(io.Reader)
 }
 
 // playgroundRun is a running playground: its brokers, its schema registry
@@ -121,6 +124,7 @@ func dialKafka(ctx context.Context, cfg kafka.Config) (*connection, error) {
 		},
 		close:     cl.Close,
 		bootstrap: cl.Bootstrap(),
+		setStdin:  func(r io.Reader) { sess.Stdin = r },
 	}, nil
 }
 
@@ -450,6 +454,9 @@ func (a *app) setConnection(conn *connection) {
 	}
 	if conn.setNewPassword != nil {
 		conn.setNewPassword(a.newPassword)
+	}
+	if conn.setStdin != nil && a.stdinIsFree() {
+		conn.setStdin(a.ios.In)
 	}
 	a.pager, a.pagerFollow = nil, false
 	if a.complete != nil {

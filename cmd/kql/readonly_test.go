@@ -22,6 +22,8 @@ import (
 // the cluster, and the EXECUTE form of every dry run.
 var writingStatements = []string{
 	`PRODUCE INTO orders KEY 'k' VALUE 'v'`,
+	`PRODUCE INTO orders FROM FILE 'orders.jsonl'`,
+	`INSERT INTO orders SELECT * FROM orders LIMIT 1 EXECUTE`,
 	`CREATE TOPIC fresh PARTITIONS 1`,
 	`DROP TOPIC orders`,
 	`ALTER TOPIC orders SET (retention.ms = '1')`,

@@ -65,6 +65,21 @@ func (a *app) loadScripts() ([]*script, error) {
 	return out, nil
 }
 
+// stdinIsFree reports whether standard input is not where statements come
+// from (the shell, or a script read from stdin), so that PRODUCE ... FROM
+// STDIN may read records from it: only with -e or -f of a file.
+func (a *app) stdinIsFree() bool {
+	if len(a.opts.scripts) == 0 {
+		return false
+	}
+	for _, s := range a.opts.scripts {
+		if !s.inline && s.text == "-" {
+			return false
+		}
+	}
+	return true
+}
+
 // scriptText drops a UTF-8 byte order mark, which editors on Windows put
 // at the start of a file and which is not KafkaQL.
 func scriptText(data []byte) string {

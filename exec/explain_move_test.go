@@ -1,0 +1,70 @@
+package exec
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/result"
+)
+
+// explainBrokers is, per api, the brokers EXPLAIN's rows name.
+func explainBrokers(rows []result.Row) map[string]map[int32]bool {
+	out := map[string]map[int32]bool{}
+	for _, r := range rows {
+		api := r[1].(string)
+		if out[api] == nil {
+			out[api] = map[int32]bool{}
+		}
+		if b, ok := r[2].(int64); ok {
+			out[api][int32(b)] = true
+		}
+	}
+	return out
+}
+
+// EXPLAIN of an INSERT shows both sides, and the routes it names are the
+// ones the statement then takes: the source's leaders for Fetch, the
+// destination's leaders for Produce, the transaction coordinator of the
+// very id the statement runs under for InitProducerId and EndTxn.
+func TestExplainMoveNamesTheRoutesTaken(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, tr := session(t, b)
+		src, _ := spreadTopic(t, b, 2)
+		dst := kafkatest.TopicName(t)
+		spreadDest(t, b, dst, 3)
+
+		stmt := fmt.Sprintf("INSERT INTO %q SELECT * FROM %q EXECUTE", dst, src)
+		// A first transaction makes the cluster create __transaction_state,
+		// so that EXPLAIN finds a coordinator rather than naming the rule.
+		mustRun(t, s, parse(t, stmt))
+		rows, _ := mustRun(t, s, parse(t, "EXPLAIN "+stmt))
+		plan := explainBrokers(rows)
+		require.Len(t, plan["Fetch"], 3, "the source side: Fetch from its 3 leaders")
+		require.Len(t, plan["Produce"], 3, "the destination side: Produce to its 3 leaders")
+		require.Len(t, plan["EndTxn"], 1)
+		tr.reset()
+		mustRun(t, s, parse(t, stmt))
+		for api, want := range map[string]map[int32]bool{"Produce": plan["Produce"], "EndTxn": plan["EndTxn"], "InitProducerId": plan["InitProducerId"]} {
+			got := map[int32]bool{}
+			for id := range tr.count(api) {
+				got[id] = true
+			}
+			require.Equal(t, want, got, "%s went where EXPLAIN said", api)
+		}
+
+		dry, _ := mustRun(t, s, parse(t, fmt.Sprintf("EXPLAIN INSERT INTO %q SELECT * FROM %q", dst, src)))
+		require.NotContains(t, explainBrokers(dry), "Produce", "a dry run writes nothing")
+
+		path := filepath.Join(t.TempDir(), "in.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(`{"key":"a","value":"b"}`+"\n"), 0o600))
+		rows, _ = mustRun(t, s, parse(t, fmt.Sprintf("EXPLAIN PRODUCE INTO %q FROM FILE '%s'", dst, path)))
+		plan = explainBrokers(rows)
+		require.Len(t, plan["Produce"], 3)
+		require.Len(t, plan["EndTxn"], 1)
+	})
+}

@@ -1,0 +1,258 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kql-dev/kql/ingest"
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// PRODUCE INTO t FROM FILE 'path' | FROM STDIN: an import. A file is read
+// twice: once to check every record (a bad one anywhere writes nothing),
+// then to write it. Stdin can be read only once, so it is written as it
+// comes, in transactions of bounded size; a failure aborts the open one and
+// the error says which input line was the last committed.
+
+var importCols = []result.Column{col("topic", result.String), col("partition", result.Int), col("records", result.Int),
+	col("bytes", result.Int), col("last_offset", result.Int), col("error", result.String)}
+
+// importTxnRecords bounds one transaction of an import; tests lower it.
+var importTxnRecords = 10000
+
+func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.Result, error) {
+	src := st.From
+	format, err := ingest.ParseFormat(src.Format)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.cl.Metadata(ctx, []string{st.Topic})
+	if err != nil {
+		return nil, err
+	}
+	t := m.Topics[st.Topic]
+	if t == nil || len(t.Partitions) == 0 {
+		return nil, fmt.Errorf("topic %q does not exist: CREATE TOPIC it first (an import never creates a topic)", st.Topic)
+	}
+	opt := ingest.Options{}
+	if src.KeyDelimiter != nil {
+		opt.KeyDelimiter = *src.KeyDelimiter
+	}
+	open := func() (io.ReadCloser, string, error) {
+		if src.Stdin {
+			if s.Stdin == nil {
+				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, which the interactive shell reads statements from: run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or use FROM FILE")
+			}
+			return newCtxReader(ctx, s.Stdin), "stdin", nil
+		}
+		f, err := os.Open(src.File)
+		if err != nil {
+			return nil, "", fmt.Errorf("PRODUCE ... FROM FILE: %w", err)
+		}
+		return f, src.File, nil
+	}
+	if !src.Stdin {
+		// Every record is checked before the first is written.
+		in, name, err := open()
+		if err != nil {
+			return nil, err
+		}
+		err = s.eachImported(ctx, st, t, ingest.NewReader(in, name, format, opt), func(*kafka.OutRecord, int) error { return nil })
+		in.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%w; nothing was written", err)
+		}
+	}
+	in, name, err := open()
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	w, err := s.cl.NewWriter(ctx, kafka.WriterConfig{TransactionalID: kafka.NewTransactionalID("import"), MaxTxnRecords: importTxnRecords})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	committedLine := 0
+	err = s.eachImported(ctx, st, t, ingest.NewReader(in, name, format, opt), func(rec *kafka.OutRecord, line int) error {
+		committed, err := w.Write(ctx, rec)
+		if committed {
+			committedLine = line
+		}
+		return err
+	})
+	if err == nil {
+		err = w.Commit(ctx)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("cancelled: %w", err)
+		}
+		where := "nothing was committed"
+		if committedLine > 0 {
+			where = fmt.Sprintf("input lines 1-%d were committed (%d transactions); resume with the lines after %d", committedLine, w.Transactions(), committedLine)
+		}
+		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)
+	}
+	res := result.NewSlice(importCols, writtenRows(w.Written()))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
+	return res, nil
+}
+
+// eachImported reads every record of r, maps it onto a record of t and
+// hands it to fn with its input line.
+func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, r *ingest.Reader, fn func(*kafka.OutRecord, int) error) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		in, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rec, err := s.importedRecord(ctx, st, t, in)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", r.Name(), in.Line, err)
+		}
+		if err := fn(rec, in.Line); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka.Topic, in *ingest.Record) (*kafka.OutRecord, error) {
+	src := st.From
+	key, value := in.Key, in.Value
+	var err error
+	if st.KeySchema != nil && key != nil {
+		if key, _, err = s.encodeLiteral(ctx, "key", &lang.Literal{Bytes: key}, st.KeySchema); err != nil {
+			return nil, err
+		}
+	}
+	if st.ValueSchema != nil && value != nil {
+		if value, _, err = s.encodeLiteral(ctx, "value", &lang.Literal{Bytes: value}, st.ValueSchema); err != nil {
+			return nil, err
+		}
+	}
+	rec := &kafka.OutRecord{Topic: st.Topic, Key: key, Value: value}
+	switch {
+	case src.KeepPartition:
+		if in.Partition < 0 {
+			return nil, errors.New("partition: KEEP PARTITION, but the record has no partition")
+		}
+		if !hasPartition(t, in.Partition) {
+			return nil, fmt.Errorf("partition: KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t))
+		}
+		rec.Partition = in.Partition
+	case key != nil:
+		rec.Partition = kafka.PartitionForKey(t.Name, key, len(t.Partitions))
+	default:
+		rec.Partition = t.Partitions[int(roundRobin.Add(1))%len(t.Partitions)].ID
+	}
+	if !src.StampNow && !in.Timestamp.IsZero() {
+		rec.Timestamp = in.Timestamp
+	} else {
+		rec.Timestamp = time.Now()
+	}
+	for _, h := range in.Headers {
+		rec.Headers = append(rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
+	}
+	return rec, nil
+}
+
+func hasPartition(t *kafka.Topic, p int32) bool {
+	for _, tp := range t.Partitions {
+		if tp.ID == p {
+			return true
+		}
+	}
+	return false
+}
+
+// writtenRows is a writer's per-partition answer as rows; a partition that
+// failed keeps its row with the error.
+func writtenRows(ws []kafka.PartitionWritten) []result.Row {
+	rows := make([]result.Row, 0, len(ws))
+	for _, w := range ws {
+		var last, errText any
+		if w.LastOffset >= 0 {
+			last = w.LastOffset
+		}
+		if w.Err != nil {
+			errText = w.Err.Error()
+		}
+		rows = append(rows, result.Row{w.Topic, int64(w.Partition), w.Records, w.Bytes, last, errText})
+	}
+	return rows
+}
+
+// ctxReader reads r on a goroutine of its own so that a statement blocked
+// on a quiet stdin still stops at once when cancelled (Ctrl-C): Read
+// returns ctx's error. The goroutine ends with r's next Read (EOF, data or
+// error): stdin cannot be interrupted, only abandoned.
+type ctxReader struct {
+	ctx    context.Context
+	chunks chan []byte
+	err    error // r's error, once chunks is closed
+	cur    []byte
+	stop   chan struct{}
+}
+
+func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
+	c := &ctxReader{ctx: ctx, chunks: make(chan []byte), stop: make(chan struct{})}
+	go func() {
+		defer close(c.chunks)
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := r.Read(buf)
+			if n > 0 {
+				select {
+				case c.chunks <- buf[:n]:
+				case <-c.stop:
+					return
+				}
+			}
+			if err != nil {
+				c.err = err
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	for len(c.cur) == 0 {
+		select {
+		case <-c.ctx.Done():
+			return 0, c.ctx.Err()
+		case b, ok := <-c.chunks:
+			if !ok {
+				return 0, c.err
+			}
+			c.cur = b
+		}
+	}
+	n := copy(p, c.cur)
+	c.cur = c.cur[n:]
+	return n, nil
+}
+
+// Close lets the reading goroutine end as soon as its Read returns.
+func (c *ctxReader) Close() error {
+	select {
+	case <-c.stop:
+	default:
+		close(c.stop)
+	}
+	return nil
+}

@@ -1,0 +1,476 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// INSERT INTO t SELECT ... / INSERT INTO TOPIC expr SELECT ...: the SELECT
+// engine reads the source; each row maps by column name onto the record
+// written. The SELECT is run with an explicit projection that also carries
+// the source partition and offset (and the destination expression), so the
+// dry run can say where each destination's records come from and a failed
+// EXECUTE can say where to resume.
+
+var insertCols = []result.Column{col("topic", result.String), col("partition", result.Int), col("records", result.Int), col("bytes", result.Int),
+	col("first_source", result.String), col("last_source", result.String), col("error", result.String)}
+
+// insertTxnRecords bounds one transaction of an INSERT; tests lower it.
+var insertTxnRecords = 10000
+
+const (
+	srcPartitionCol = "$src_partition"
+	srcOffsetCol    = "$src_offset"
+	destTopicCol    = "$dest_topic"
+)
+
+// insertSource is the SELECT of an INSERT as it is run: the user's
+// projection (or key, value, headers, timestamp for SELECT *) plus the
+// columns the INSERT itself needs.
+func insertSource(in *lang.Insert) (*lang.Consume, error) {
+	c := *in.Select
+	if c.Limit == nil && !c.LimitAll {
+		c.LimitAll = true // the whole range, not SELECT's browsing default
+	}
+	items := c.Projection
+	if items == nil {
+		q, err := lang.Parse("SELECT key, value, headers, timestamp FROM x")
+		if err != nil {
+			return nil, err
+		}
+		items = q.(*lang.Consume).Projection
+	}
+	items = slices.Clone(items)
+	if !c.HasAggregates() {
+		q, err := lang.Parse(`SELECT partition AS "` + srcPartitionCol + `", offset AS "` + srcOffsetCol + `" FROM x`)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, q.(*lang.Consume).Projection...)
+	}
+	if in.TopicExpr != nil {
+		items = append(items, lang.SelectItem{X: in.TopicExpr, As: destTopicCol})
+	}
+	c.Projection = items
+	return &c, nil
+}
+
+// insertRow is one row of the source mapped onto a record.
+type insertRow struct {
+	rec     kafka.OutRecord
+	srcPart int32 // -1: an aggregate row, no source position
+	srcOff  int64
+	hasPart bool // the SELECT gave a partition column
+}
+
+// insertDest is what one destination partition gets.
+type insertDest struct {
+	records, bytes int64
+	first, last    string
+}
+
+type insertPlan struct {
+	s     *Session
+	in    *lang.Insert
+	metas map[string]*kafka.Topic // destination topics, looked up once each
+	cols  map[string]int
+}
+
+func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
+	p := &insertPlan{s: s, in: in, metas: map[string]*kafka.Topic{}}
+	if in.TopicExpr == nil {
+		if _, err := p.topic(ctx, in.Topic, ""); err != nil {
+			return nil, err
+		}
+		if in.KeepPartition {
+			if err := p.checkKeptPartitions(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// A dry run, and before an EXECUTE to a per-record destination: every
+	// record's destination is checked before anything is written.
+	var seenUpTo map[int32]int64
+	if !in.Execute || in.TopicExpr != nil {
+		dests, upTo, err := p.dryRun(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if !in.Execute {
+			res := result.NewSlice(insertCols, destRows(dests))
+			res.Notes = append(res.Notes, "dry run: nothing was written; add EXECUTE to write")
+			return res, nil
+		}
+		seenUpTo = upTo
+	}
+	return p.execute(ctx, seenUpTo)
+}
+
+// topic returns the destination topic name's metadata; at names the
+// source record for the error of a topic that does not exist.
+func (p *insertPlan) topic(ctx context.Context, name, at string) (*kafka.Topic, error) {
+	if t, ok := p.metas[name]; ok {
+		return t, nil
+	}
+	m, err := p.s.cl.Metadata(ctx, []string{name})
+	var missing *kafka.UnknownTopicError
+	if err != nil && !errors.As(err, &missing) {
+		return nil, err
+	}
+	var t *kafka.Topic
+	if err == nil {
+		t = m.Topics[name]
+	}
+	if t == nil || len(t.Partitions) == 0 {
+		if at != "" {
+			return nil, fmt.Errorf("the record at %s names topic %q, which does not exist; nothing was written (create it, or narrow the SELECT with WHERE)", at, name)
+		}
+		return nil, fmt.Errorf("topic %q does not exist: CREATE TOPIC it first (INSERT never creates a topic); nothing was written", name)
+	}
+	p.metas[name] = t
+	return t, nil
+}
+
+func (p *insertPlan) checkKeptPartitions(ctx context.Context) error {
+	src := p.in.Select.Topic
+	m, err := p.s.cl.Metadata(ctx, []string{src})
+	if err != nil {
+		return err
+	}
+	st := m.Topics[src]
+	if st == nil {
+		return fmt.Errorf("topic %q does not exist", src)
+	}
+	dst := p.metas[p.in.Topic]
+	for _, part := range st.Partitions {
+		if len(p.in.Select.Partitions) > 0 && !slices.Contains(p.in.Select.Partitions, part.ID) {
+			continue
+		}
+		if !hasPartition(dst, part.ID) {
+			return fmt.Errorf("KEEP PARTITION: %s has partition %d, which %s lacks (its partitions are %s); nothing was written (add partitions, or copy with PARTITION BY KEY)", src, part.ID, dst.Name, partitionRange(dst))
+		}
+	}
+	return nil
+}
+
+// rows runs the source SELECT and hands each mapped row to fn.
+func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error {
+	q, err := insertSource(p.in)
+	if err != nil {
+		return err
+	}
+	res, err := p.s.Execute(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	p.cols = map[string]int{}
+	for i, c := range res.Columns() {
+		p.cols[strings.ToLower(c.Name)] = i
+	}
+	for {
+		row, ok := res.Next()
+		if !ok {
+			break
+		}
+		r, err := p.mapRow(ctx, row)
+		if err != nil {
+			return err
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return res.Err()
+}
+
+func (p *insertPlan) get(row result.Row, name string) (any, bool) {
+	i, ok := p.cols[name]
+	if !ok {
+		return nil, false
+	}
+	return row[i], true
+}
+
+func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, error) {
+	r := &insertRow{srcPart: -1}
+	if v, ok := p.get(row, srcPartitionCol); ok && v != nil {
+		r.srcPart = int32(v.(int64))
+		r.srcOff, _ = mustGet(p, row, srcOffsetCol).(int64)
+	}
+	at := r.at()
+	var err error
+	if r.rec.Key, err = bytesOf(mustGet(p, row, "key"), "key", at); err != nil {
+		return nil, err
+	}
+	if r.rec.Value, err = bytesOf(mustGet(p, row, "value"), "value", at); err != nil {
+		return nil, err
+	}
+	switch hs := mustGet(p, row, "headers").(type) {
+	case nil:
+	case []result.Header:
+		for _, h := range hs {
+			r.rec.Headers = append(r.rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
+		}
+	default:
+		return nil, fmt.Errorf("the headers column at %s is %T, not headers", at, hs)
+	}
+	if !p.in.StampNow {
+		switch ts := mustGet(p, row, "timestamp").(type) {
+		case nil:
+		case time.Time:
+			r.rec.Timestamp = ts
+		case int64:
+			r.rec.Timestamp = time.UnixMilli(ts)
+		default:
+			return nil, fmt.Errorf("the timestamp column at %s is %T, not a timestamp", at, ts)
+		}
+	}
+	if r.rec.Timestamp.IsZero() {
+		r.rec.Timestamp = time.Now()
+	}
+	dest := p.in.Topic
+	if p.in.TopicExpr != nil {
+		v := mustGet(p, row, destTopicCol)
+		var name string
+		switch x := v.(type) {
+		case string:
+			name = x
+		case []byte:
+			name = string(x)
+		}
+		if name == "" {
+			return nil, fmt.Errorf("the record at %s has no destination: %s is NULL or empty; nothing was written (narrow the SELECT with WHERE %s IS NOT NULL)", at, lang.FormatExpr(p.in.TopicExpr), lang.FormatExpr(p.in.TopicExpr))
+		}
+		dest = name
+	}
+	t, err := p.topic(ctx, dest, at)
+	if err != nil {
+		return nil, err
+	}
+	r.rec.Topic = dest
+	if v, ok := p.get(row, "partition"); ok {
+		n, isInt := v.(int64)
+		if !isInt || !hasPartition(t, int32(n)) {
+			return nil, fmt.Errorf("the record at %s goes to partition %v, which topic %q lacks (its partitions are %s); nothing was written", at, v, dest, partitionRange(t))
+		}
+		r.rec.Partition, r.hasPart = int32(n), true
+	} else if p.in.KeepPartition {
+		if r.srcPart < 0 || !hasPartition(t, r.srcPart) {
+			return nil, fmt.Errorf("KEEP PARTITION: the record at %s comes from a partition topic %q lacks (its partitions are %s); nothing was written", at, dest, partitionRange(t))
+		}
+		r.rec.Partition = r.srcPart
+	} else if r.rec.Key != nil {
+		r.rec.Partition = kafka.PartitionForKey(dest, r.rec.Key, len(t.Partitions))
+	} else {
+		r.rec.Partition = t.Partitions[int(roundRobin.Add(1))%len(t.Partitions)].ID
+	}
+	return r, nil
+}
+
+func mustGet(p *insertPlan, row result.Row, name string) any {
+	v, _ := p.get(row, name)
+	return v
+}
+
+func (r *insertRow) at() string {
+	if r.srcPart < 0 {
+		return "an aggregate row"
+	}
+	return fmt.Sprintf("%d:%d", r.srcPart, r.srcOff)
+}
+
+// bytesOf is a column's value as the bytes of a key or value: bytes as
+// they are, text as its UTF-8, a number or boolean as its text.
+func bytesOf(v any, what, at string) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case []byte:
+		return x, nil
+	case string:
+		return []byte(x), nil
+	case int64, float64, bool:
+		return fmt.Append(nil, x), nil
+	case time.Time:
+		return []byte(x.UTC().Format(time.RFC3339Nano)), nil
+	}
+	return nil, fmt.Errorf("the %s at %s is %T, which a record cannot hold", what, at, v)
+}
+
+// dryRun reads the whole source and sums what each destination
+// partition would get; upTo is the last source offset read per partition.
+func (p *insertPlan) dryRun(ctx context.Context) (map[kafka.TopicPartition]*insertDest, map[int32]int64, error) {
+	dests := map[kafka.TopicPartition]*insertDest{}
+	upTo := map[int32]int64{}
+	err := p.rows(ctx, func(r *insertRow) error {
+		tp := kafka.TopicPartition{Topic: r.rec.Topic, Partition: r.rec.Partition}
+		// A keyless record without a partition goes round robin: the dry
+		// run counts it under the partition it drew this time.
+		d := dests[tp]
+		if d == nil {
+			d = &insertDest{first: r.at()}
+			dests[tp] = d
+		}
+		d.records++
+		d.bytes += r.rec.Size()
+		d.last = r.at()
+		if r.srcPart >= 0 {
+			upTo[r.srcPart] = r.srcOff
+		}
+		return nil
+	})
+	return dests, upTo, err
+}
+
+func destRows(dests map[kafka.TopicPartition]*insertDest) []result.Row {
+	keys := make([]kafka.TopicPartition, 0, len(dests))
+	for tp := range dests {
+		keys = append(keys, tp)
+	}
+	slices.SortFunc(keys, func(a, b kafka.TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition - b.Partition)
+	})
+	rows := make([]result.Row, 0, len(keys))
+	for _, tp := range keys {
+		d := dests[tp]
+		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), d.records, d.bytes, d.first, d.last, nil})
+	}
+	return rows
+}
+
+// execute writes the source's records in transactions. upTo, when set,
+// bounds each source partition to what the dry run checked.
+func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.Result, error) {
+	w, err := p.s.cl.NewWriter(ctx, kafka.WriterConfig{TransactionalID: kafka.NewTransactionalID("insert"), MaxTxnRecords: insertTxnRecords})
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	dests := map[kafka.TopicPartition]*insertDest{}
+	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
+	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
+	committed := map[int32]int64{}                    // source partition -> last offset committed
+	first := map[int32]int64{}                        // source partition -> first offset read
+	resetTxn := func() { txnDests = map[kafka.TopicPartition]*insertDest{} }
+	resetTxn()
+	merge := func() {
+		for tp, d := range txnDests {
+			all := dests[tp]
+			if all == nil {
+				all = &insertDest{first: d.first}
+				dests[tp] = all
+			}
+			all.records += d.records
+			all.bytes += d.bytes
+			all.last = d.last
+		}
+		resetTxn()
+		for sp, o := range copied {
+			committed[sp] = o
+		}
+	}
+	err = p.rows(ctx, func(r *insertRow) error {
+		if r.srcPart >= 0 {
+			if upTo != nil {
+				if last, ok := upTo[r.srcPart]; !ok || r.srcOff > last {
+					return nil // arrived after the check: not part of this INSERT
+				}
+			}
+			if _, ok := first[r.srcPart]; !ok {
+				first[r.srcPart] = r.srcOff
+			}
+			copied[r.srcPart] = r.srcOff
+		}
+		tp := kafka.TopicPartition{Topic: r.rec.Topic, Partition: r.rec.Partition}
+		d := txnDests[tp]
+		if d == nil {
+			d = &insertDest{first: r.at()}
+			txnDests[tp] = d
+		}
+		d.records++
+		d.bytes += r.rec.Size()
+		d.last = r.at()
+		done, err := w.Write(ctx, &r.rec)
+		if done {
+			merge()
+		}
+		return err
+	})
+	if err == nil {
+		if err = w.Commit(ctx); err == nil {
+			merge()
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("cancelled: %w", err)
+		}
+		var n int64
+		for _, d := range dests {
+			n += d.records
+		}
+		return nil, p.failure(err, w, committed, first, n)
+	}
+	res := result.NewSlice(insertCols, destRows(dests))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
+	return res, nil
+}
+
+// failure says what a failed EXECUTE committed, per source partition, and
+// the statement that copies the rest.
+func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[int32]int64, copiedRows int64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT failed: %v", err)
+	if w.Transactions() == 0 {
+		b.WriteString("; nothing was committed: run the same INSERT again")
+		return errors.New(b.String())
+	}
+	if len(committed) == 0 {
+		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
+		return errors.New(b.String())
+	}
+	parts := make([]int32, 0, len(first))
+	for sp := range first {
+		parts = append(parts, sp)
+	}
+	slices.Sort(parts)
+	var done []string
+	var pos []lang.PartitionOffset
+	for _, sp := range parts {
+		if o, ok := committed[sp]; ok {
+			done = append(done, fmt.Sprintf("%d:%d", sp, o))
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
+		} else {
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: first[sp]})
+		}
+	}
+	fmt.Fprintf(&b, "; committed %d transactions, the last source offset copied per partition: %s", w.Transactions(), strings.Join(done, ", "))
+	resume := *p.in
+	sel := *resume.Select
+	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
+	sel.Partitions = nil
+	sel.Skip = nil // the anchor is past what SKIP skipped
+	if sel.Limit != nil {
+		left := *sel.Limit - copiedRows
+		if left <= 0 {
+			fmt.Fprintf(&b, "; committed %d transactions, all %d records the LIMIT asked for", w.Transactions(), copiedRows)
+			return errors.New(b.String())
+		}
+		sel.Limit = &left
+	}
+	resume.Select = &sel
+	fmt.Fprintf(&b, "; to copy the rest: %s", lang.Format(&resume))
+	return errors.New(b.String())
+}

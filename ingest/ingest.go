@@ -1,0 +1,221 @@
+// Package ingest reads records back from the formats kql writes (jsonl,
+// json, csv, tsv) and from plain lines, so that an export imported again
+// is the same records: the six record columns, bytes under kql's bytes
+// rule (text, x'…' hex, NULL), headers as kql writes them, timestamps as
+// RFC 3339 or epoch milliseconds. It is the inverse of render's record
+// writers and knows nothing of Kafka.
+package ingest
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// Format is an input format.
+type Format int
+
+const (
+	JSONL Format = iota
+	JSON
+	CSV
+	TSV
+	Lines
+)
+
+// ParseFormat maps a FORMAT name to its Format.
+func ParseFormat(name string) (Format, error) {
+	switch strings.ToLower(name) {
+	case "jsonl", "":
+		return JSONL, nil
+	case "json":
+		return JSON, nil
+	case "csv":
+		return CSV, nil
+	case "tsv":
+		return TSV, nil
+	case "lines":
+		return Lines, nil
+	}
+	return 0, fmt.Errorf("unknown import format %q: use jsonl, json, csv, tsv or lines", name)
+}
+
+func (f Format) String() string {
+	return [...]string{"jsonl", "json", "csv", "tsv", "lines"}[f]
+}
+
+// Record is one record read from the input. Partition is -1 and Timestamp
+// zero when the input does not give them.
+type Record struct {
+	Line      int // the input line the record starts on, from 1
+	Partition int32
+	Timestamp time.Time
+	Key       []byte // nil: NULL
+	Value     []byte // nil: NULL (a tombstone)
+	Headers   []result.Header
+}
+
+// Error is a record the input holds that cannot be read: where it is and
+// which field is wrong.
+type Error struct {
+	File   string
+	Line   int
+	Column int    // from 1; 0 when unknown
+	Field  string // "key", "value", "headers", "timestamp", "partition", or "" for the line itself
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	fmt.Fprintf(&b, ":%d", e.Line)
+	if e.Column > 0 {
+		fmt.Fprintf(&b, ":%d", e.Column)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Options tune a reader.
+type Options struct {
+	// KeyDelimiter splits a lines-format line into key and value at its
+	// first occurrence (kcat -K); empty: the whole line is the value and
+	// the key is NULL.
+	KeyDelimiter string
+}
+
+// Reader reads records one at a time.
+type Reader struct {
+	name string
+	f    Format
+	opt  Options
+	br   *bufio.Reader
+	line int // lines consumed so far
+
+	head bool       // csv/tsv: header row read
+	arr  *jsonArray // FORMAT json
+}
+
+// NewReader reads r in format f; name is what errors call the input (a
+// file name, or "stdin").
+func NewReader(r io.Reader, name string, f Format, opt Options) *Reader {
+	return &Reader{name: name, f: f, opt: opt, br: bufio.NewReaderSize(r, 1<<16)}
+}
+
+// Name is what errors call the input.
+func (r *Reader) Name() string { return r.name }
+
+// Line is the last input line consumed.
+func (r *Reader) Line() int { return r.line }
+
+// Next returns the next record, or io.EOF at the end. An *Error says
+// which line and field could not be read.
+func (r *Reader) Next() (*Record, error) {
+	switch r.f {
+	case JSONL:
+		for {
+			line, n, err := r.readLine()
+			if err != nil {
+				return nil, err
+			}
+			if strings.TrimSpace(string(line)) == "" {
+				continue // a blank line (a trailing newline, say) holds no record
+			}
+			return r.jsonRecord(line, n, 0)
+		}
+	case JSON:
+		return r.nextJSON()
+	case CSV:
+		return r.nextDelimited(',')
+	case TSV:
+		return r.nextDelimited('\t')
+	default:
+		return r.nextLine()
+	}
+}
+
+// readLine reads one line without its line break.
+func (r *Reader) readLine() ([]byte, int, error) {
+	line, err := r.br.ReadBytes('\n')
+	if err == io.EOF && len(line) == 0 {
+		return nil, 0, io.EOF
+	}
+	if err != nil && err != io.EOF {
+		return nil, 0, fmt.Errorf("%s: reading line %d: %w", r.name, r.line+1, err)
+	}
+	r.line++
+	line = trimEOL(line)
+	return line, r.line, nil
+}
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+func (r *Reader) nextLine() (*Record, error) {
+	line, n, err := r.readLine()
+	if err != nil {
+		return nil, err
+	}
+	rec := &Record{Line: n, Partition: -1, Value: append([]byte{}, line...)}
+	if d := r.opt.KeyDelimiter; d != "" {
+		s := string(line)
+		i := strings.Index(s, d)
+		if i < 0 {
+			return nil, &Error{File: r.name, Line: n, Column: 1, Field: "key", Msg: fmt.Sprintf("no key delimiter %q in the line (every line is key%svalue)", d, d)}
+		}
+		rec.Key, rec.Value = []byte(s[:i]), []byte(s[i+len(d):])
+	}
+	return rec, nil
+}
+
+// decodeText maps a field's text back to its bytes under the bytes rule:
+// x'…' is hex, anything else is the text itself.
+func decodeText(s string) ([]byte, error) {
+	if !looksHex(s) {
+		return []byte(s), nil
+	}
+	if len(s)%2 == 0 {
+		return nil, fmt.Errorf("%s is not a hex literal: x'…' holds an even number of hex digits (kql writes the text x'…' itself in hex)", s)
+	}
+	return hex.DecodeString(s[2 : len(s)-1])
+}
+
+// looksHex reports whether s matches ^[xX]'[0-9a-fA-F]*'$, as render's
+// bytes rule does: kql never writes such text as itself.
+func looksHex(s string) bool {
+	if len(s) < 3 || (s[0] != 'x' && s[0] != 'X') || s[1] != '\'' || s[len(s)-1] != '\'' {
+		return false
+	}
+	for i := 2; i < len(s)-1; i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTime reads an RFC 3339 timestamp.
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("timestamp %q is neither RFC 3339 (2026-01-02T15:04:05.000Z) nor epoch milliseconds", s)
+	}
+	return t, nil
+}

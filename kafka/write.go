@@ -1,0 +1,379 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Writing many records (PRODUCE ... FROM FILE/STDIN, INSERT INTO ... SELECT)
+// goes through one transactional producer per statement. Routing:
+//
+//   - Produce: each partition's leader, the partitions a broker leads
+//     batched into one request per broker (kgo's producer does this).
+//   - FindCoordinator (key type transaction), then InitProducerId,
+//     AddPartitionsToTxn and EndTxn: the transactional id's coordinator.
+//
+// Transactions make the move all-or-nothing per transaction: a reader with
+// read_committed never sees an aborted batch, so a failed statement has
+// written exactly the transactions it reported committed, and a rerun from
+// there duplicates nothing.
+
+// Header is one header of a record to write. A nil Value is a null value.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// OutRecord is one record to write. The caller chooses the partition (see
+// PartitionForKey). A zero Timestamp means "now" (the producer stamps it).
+type OutRecord struct {
+	Topic     string
+	Partition int32
+	Key       []byte // nil: a null key
+	Value     []byte // nil: a null value (a tombstone)
+	Headers   []Header
+	Timestamp time.Time
+}
+
+// Size is the record's payload as kql counts bytes written: key, value,
+// header keys and values.
+func (r *OutRecord) Size() int64 {
+	n := int64(len(r.Key) + len(r.Value))
+	for _, h := range r.Headers {
+		n += int64(len(h.Key) + len(h.Value))
+	}
+	return n
+}
+
+// PartitionWritten is what a writer committed to one partition. Err is set
+// when the partition's records of the failed transaction were refused.
+type PartitionWritten struct {
+	Topic      string
+	Partition  int32
+	Records    int64
+	Bytes      int64
+	LastOffset int64 // offset of the last record committed; -1 when none
+	Err        error
+}
+
+// WriterConfig sizes a writer's transactions.
+type WriterConfig struct {
+	// TransactionalID names the writer's transactions; see NewTransactionalID.
+	TransactionalID string
+	// A transaction is committed when it holds MaxTxnRecords records or
+	// MaxTxnBytes bytes, whichever comes first (defaults 10,000 and 16 MiB).
+	MaxTxnRecords int
+	MaxTxnBytes   int64
+	// TxnTimeout is the broker's limit on one transaction (default 60 s): a
+	// kql killed mid-transaction leaves it open that long at most, and
+	// read_committed readers of its partitions wait until the coordinator
+	// aborts it.
+	TxnTimeout time.Duration
+}
+
+var txnSeq atomic.Int64
+
+// NewTransactionalID is a transactional id for one statement run:
+// kql-<kind>-<host>-<pid>-<n>. It is unique per run, so two kql writing at
+// once never fence each other, and SHOW TRANSACTIONS tells which host and
+// process an open transaction belongs to. A rerun is safe without reusing
+// the id: every committed transaction is reported (and resumed after), an
+// aborted or timed-out one is invisible to read_committed readers, and a
+// run that was killed cannot commit anything later.
+func NewTransactionalID(kind string) string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	host = strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, host)
+	return fmt.Sprintf("kql-%s-%s-%d-%d", kind, host, os.Getpid(), txnSeq.Add(1))
+}
+
+// PeekTransactionalID is the id the next NewTransactionalID(kind) returns,
+// without taking it (for EXPLAIN).
+func PeekTransactionalID(kind string) string {
+	id := NewTransactionalID(kind)
+	txnSeq.Add(-1)
+	return id
+}
+
+// Writer writes records in transactions of bounded size. It is used from
+// one goroutine; Close it when done.
+type Writer struct {
+	c   *Cluster
+	cfg WriterConfig
+	p   *kgo.Client
+
+	inTxn      bool
+	txnRecords int
+	txnBytes   int64
+
+	mu        sync.Mutex
+	firstErr  error // the first record the open transaction failed to write
+	pending   map[TopicPartition]*PartitionWritten
+	committed map[TopicPartition]*PartitionWritten
+	failed    map[TopicPartition]error
+	aborting  bool
+	txns      int
+}
+
+// NewWriter starts a transactional producer and registers its
+// transactional id with the coordinator (FindCoordinator, InitProducerId)
+// before anything is read, so that a principal that may not write
+// transactions fails before the statement consumes its input.
+func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
+	if cfg.TransactionalID == "" {
+		return nil, errors.New("kafka writer: no transactional id")
+	}
+	if cfg.MaxTxnRecords <= 0 {
+		cfg.MaxTxnRecords = 10000
+	}
+	if cfg.MaxTxnBytes <= 0 {
+		cfg.MaxTxnBytes = 16 << 20
+	}
+	if cfg.TxnTimeout <= 0 {
+		cfg.TxnTimeout = 60 * time.Second
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.cfg.Bootstrap...),
+		kgo.ClientID(c.cfg.ClientID),
+		kgo.DialTimeout(c.cfg.DialTimeout),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.TransactionalID(cfg.TransactionalID),
+		kgo.TransactionTimeout(cfg.TxnTimeout),
+		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.MaxBufferedBytes(32 << 20), // memory stays flat however big the input
+		kgo.WithHooks(writeTrace{c}),
+	}
+	if c.cfg.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))
+	}
+	if c.cfg.SASL != nil {
+		opts = append(opts, kgo.SASL(c.cfg.SASL))
+	}
+	p, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("producer options: %w", err)
+	}
+	if _, _, err := p.ProducerID(ctx); err != nil {
+		p.Close()
+		if errors.Is(err, kerr.TransactionalIDAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) {
+			return nil, fmt.Errorf("cannot start transactional id %q: the principal needs the WRITE ACL on transactional ids with that prefix (TRANSACTIONAL_ID 'kql-' PREFIXED) and WRITE on the target topics: %w", cfg.TransactionalID, err)
+		}
+		return nil, fmt.Errorf("cannot start transactional id %q at its coordinator: %w", cfg.TransactionalID, err)
+	}
+	return &Writer{c: c, cfg: cfg, p: p,
+		pending:   map[TopicPartition]*PartitionWritten{},
+		committed: map[TopicPartition]*PartitionWritten{},
+		failed:    map[TopicPartition]error{},
+	}, nil
+}
+
+// TransactionalID is the id the writer's transactions run under.
+func (w *Writer) TransactionalID() string { return w.cfg.TransactionalID }
+
+// Transactions is how many transactions the writer committed.
+func (w *Writer) Transactions() int { return w.txns }
+
+// Write adds rec to the open transaction (beginning one if none is open)
+// and commits it when it is full. committed reports that this call ended a
+// transaction with rec in it: everything given to Write so far is then
+// durable. An error means the open transaction was aborted: nothing of it
+// is visible to read_committed readers.
+func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err error) {
+	if err := w.takeErr(); err != nil {
+		return false, w.abortWith(err)
+	}
+	if !w.inTxn {
+		if err := w.p.BeginTransaction(); err != nil {
+			return false, fmt.Errorf("begin transaction %s: %w", w.cfg.TransactionalID, err)
+		}
+		w.inTxn = true
+		w.txnRecords, w.txnBytes = 0, 0
+	}
+	size := rec.Size()
+	r := &kgo.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp}
+	if len(rec.Headers) > 0 {
+		r.Headers = make([]kgo.RecordHeader, len(rec.Headers))
+		for i, h := range rec.Headers {
+			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+		}
+	}
+	tp := TopicPartition{rec.Topic, rec.Partition}
+	w.p.Produce(ctx, r, func(r *kgo.Record, err error) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if err != nil {
+			if w.aborting {
+				return
+			}
+			if w.firstErr == nil {
+				w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
+			}
+			if _, ok := w.failed[tp]; !ok {
+				w.failed[tp] = err
+			}
+			return
+		}
+		pw := w.pending[tp]
+		if pw == nil {
+			pw = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
+			w.pending[tp] = pw
+		}
+		pw.Records++
+		pw.Bytes += size
+		pw.LastOffset = max(pw.LastOffset, r.Offset)
+	})
+	w.txnRecords++
+	w.txnBytes += size
+	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes {
+		if err := w.Commit(ctx); err != nil {
+			return false, err
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (w *Writer) takeErr() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.firstErr
+}
+
+// Commit flushes and commits the open transaction, if any. On failure the
+// transaction is aborted and the error says so; a commit whose outcome the
+// coordinator did not confirm is aborted too (kgo bumps the epoch, which
+// fences whatever was still open).
+func (w *Writer) Commit(ctx context.Context) error {
+	if !w.inTxn {
+		return nil
+	}
+	if err := w.p.Flush(ctx); err != nil {
+		return w.abortWith(fmt.Errorf("writing the transaction's records: %w", err))
+	}
+	if err := w.takeErr(); err != nil {
+		return w.abortWith(err)
+	}
+	if err := w.p.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return w.abortWith(fmt.Errorf("commit of transaction %s (EndTxn to its coordinator): %w", w.cfg.TransactionalID, err))
+	}
+	w.inTxn = false
+	w.txns++
+	w.mu.Lock()
+	for tp, pw := range w.pending {
+		c := w.committed[tp]
+		if c == nil {
+			c = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
+			w.committed[tp] = c
+		}
+		c.Records += pw.Records
+		c.Bytes += pw.Bytes
+		c.LastOffset = max(c.LastOffset, pw.LastOffset)
+	}
+	clear(w.pending)
+	w.mu.Unlock()
+	return nil
+}
+
+// abortWith aborts the open transaction and returns cause, annotated with
+// the abort's own failure if it had one.
+func (w *Writer) abortWith(cause error) error {
+	if err := w.Abort(); err != nil {
+		return fmt.Errorf("%w; the abort failed too (%v): the coordinator aborts the transaction after its timeout of %s, and read_committed readers never see it", cause, err, w.cfg.TxnTimeout)
+	}
+	return fmt.Errorf("%w; the open transaction was aborted, nothing of it is visible to read_committed readers", cause)
+}
+
+// Abort abandons the open transaction, if any: buffered records are
+// dropped, those in flight are waited for, and EndTxn aborts the rest. It
+// runs on its own bounded context, since it is what a cancelled statement
+// calls.
+func (w *Writer) Abort() error {
+	if !w.inTxn {
+		return nil
+	}
+	w.inTxn = false
+	w.mu.Lock()
+	w.aborting = true // the records dropped now are not failures of their partitions
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		clear(w.pending)
+		w.firstErr = nil
+		w.aborting = false
+		w.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.p.AbortBufferedRecords(ctx); err != nil {
+		return err
+	}
+	return w.p.EndTransaction(ctx, kgo.TryAbort)
+}
+
+// Written is what the writer committed, one row per partition written or
+// refused, sorted by topic and partition.
+func (w *Writer) Written() []PartitionWritten {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := map[TopicPartition]bool{}
+	var out []PartitionWritten
+	for tp, pw := range w.committed {
+		seen[tp] = true
+		row := *pw
+		row.Err = w.failed[tp]
+		out = append(out, row)
+	}
+	for tp, err := range w.failed {
+		if !seen[tp] {
+			out = append(out, PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1, Err: err})
+		}
+	}
+	slices.SortFunc(out, func(a, b PartitionWritten) int {
+		return compareTP(TopicPartition{a.Topic, a.Partition}, TopicPartition{b.Topic, b.Partition})
+	})
+	return out
+}
+
+// Close aborts an open transaction and closes the producer.
+func (w *Writer) Close() {
+	_ = w.Abort()
+	w.p.Close()
+}
+
+// writeTrace reports every request of a writer to the trace hook.
+type writeTrace struct{ c *Cluster }
+
+func (h writeTrace) OnBrokerE2E(meta kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	fn := h.c.trace.Load()
+	if fn == nil {
+		return
+	}
+	err := e2e.WriteErr
+	if err == nil {
+		err = e2e.ReadErr
+	}
+	name := kmsg.NameForKey(key)
+	if name == "InitProducerID" {
+		name = "InitProducerId" // Kafka's own spelling, as EXPLAIN prints it
+	}
+	(*fn)(TraceEvent{API: name, Broker: meta.NodeID, Addr: fmt.Sprintf("%s:%d", meta.Host, meta.Port), Duration: e2e.DurationE2E(), Err: err})
+}

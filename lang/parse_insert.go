@@ -1,0 +1,222 @@
+package lang
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// INSERT INTO t {option} SELECT ... [EXECUTE] is read in three parts: the
+// head (destination and options) here, the SELECT by the same parser as a
+// SELECT statement (so it takes every clause SELECT takes and reports the
+// same errors at the same positions), and a trailing EXECUTE.
+
+func isWord(t token, w string) bool { return t.kind == tkWord && strings.EqualFold(t.text, w) }
+
+// parseInsert parses toks when they are an INSERT (after an optional
+// EXPLAIN); ok is false when they are not.
+func parseInsert(src string, toks []token) (Statement, *Error, bool) {
+	i := 0
+	explain := isWord(toks[0], "EXPLAIN")
+	if explain {
+		i = 1
+	}
+	if !isWord(toks[i], "INSERT") {
+		return nil, nil, false
+	}
+	ps := &parseState{src: src, toks: toks}
+	st, e := ps.insert(i + 1)
+	if e != nil {
+		return nil, e, true
+	}
+	if explain {
+		return &Explain{Stmt: st}, nil, true
+	}
+	return st, nil, true
+}
+
+func (ps *parseState) expectWords(i int, words ...string) *Error {
+	e := ps.errAtToken(i, "unexpected %s after %s", ps.describeTok(i), strings.ToUpper(ps.toks[i-1].text))
+	if ps.toks[i].kind == tkEOF {
+		e = ps.errAtToken(i, "unexpected end of statement after %s", strings.ToUpper(ps.toks[i-1].text))
+	}
+	e.Expected = words
+	return e
+}
+
+func (ps *parseState) describeTok(i int) string {
+	if ps.toks[i].kind == tkEOF {
+		return "end of statement"
+	}
+	return ps.toks[i].text
+}
+
+func (ps *parseState) insert(i int) (*Insert, *Error) {
+	toks := ps.toks
+	if !isWord(toks[i], "INTO") {
+		return nil, ps.expectWords(i, "INTO")
+	}
+	i++
+	in := &Insert{}
+	// The destination.
+	if isWord(toks[i], "TOPIC") && !isWord(toks[i+1], "SELECT") && toks[i+1].kind != tkEOF {
+		// TOPIC expr: the expression runs to the SELECT at depth 0.
+		start := i + 1
+		depth, j := 0, start
+		for ; toks[j].kind != tkEOF; j++ {
+			if toks[j].kind == tkPunct && (toks[j].text == "(" || toks[j].text == "[") {
+				depth++
+			} else if toks[j].kind == tkPunct && (toks[j].text == ")" || toks[j].text == "]") {
+				depth--
+			} else if depth == 0 && (isWord(toks[j], "SELECT") || isWord(toks[j], "KEEP") || isWord(toks[j], "TIMESTAMP") && isWord(toks[j+1], "NOW") || isWord(toks[j], "PARTITION") && isWord(toks[j+1], "BY")) {
+				break
+			}
+		}
+		x, e := ps.subExpr(start, j)
+		if e != nil {
+			return nil, e
+		}
+		in.TopicExpr = x
+		i = j
+	} else {
+		switch toks[i].kind {
+		case tkWord:
+			if isWord(toks[i], "SELECT") {
+				e := ps.errAtToken(i, "INSERT INTO needs the topic to write to before SELECT")
+				e.Hint = "INSERT INTO copy SELECT * FROM orders, or INSERT INTO TOPIC header('dlq.original.topic') SELECT * FROM orders.dlq"
+				return nil, e
+			}
+			in.Topic = toks[i].text
+		case tkString:
+			name, e := ps.name(&gName{Pos: posOf(toks[i]), Str: toks[i].text}, "topic")
+			if e != nil {
+				return nil, e
+			}
+			in.Topic = name
+		default:
+			e := ps.errAtToken(i, "INSERT INTO needs a topic name or TOPIC expression, not %s", ps.describeTok(i))
+			e.Expected = []string{"TOPIC", "name"}
+			return nil, e
+		}
+		i++
+	}
+	// The options, up to SELECT.
+	seen := clauses{}
+	for !isWord(toks[i], "SELECT") {
+		var name string
+		pos := posOf(toks[i])
+		switch {
+		case isWord(toks[i], "KEEP") && isWord(toks[i+1], "PARTITION"):
+			name = "KEEP PARTITION"
+			in.KeepPartition = true
+		case isWord(toks[i], "PARTITION") && isWord(toks[i+1], "BY") && isWord(toks[i+2], "KEY"):
+			name = "PARTITION BY KEY"
+			i++
+		case isWord(toks[i], "KEEP") && isWord(toks[i+1], "TIMESTAMP"):
+			name = "KEEP TIMESTAMP"
+		case isWord(toks[i], "TIMESTAMP") && isWord(toks[i+1], "NOW"):
+			name = "TIMESTAMP NOW"
+			in.StampNow = true
+		default:
+			e := ps.errAtToken(i, "unexpected %s in INSERT: the SELECT that reads the records comes next", ps.describeTok(i))
+			if toks[i].kind == tkEOF {
+				e = ps.errAtToken(i, "INSERT needs a SELECT that reads the records to copy")
+			}
+			e.Expected = []string{"SELECT", "KEEP", "PARTITION", "TIMESTAMP"}
+			return nil, e
+		}
+		a, b := "KEEP PARTITION", "PARTITION BY KEY"
+		if strings.Contains(name, "TIMESTAMP") {
+			a, b = "KEEP TIMESTAMP", "TIMESTAMP NOW"
+		}
+		if e := ps.exclusive(seen, name, a, b, pos); e != nil {
+			return nil, e
+		}
+		i += 2
+	}
+	// The SELECT, less a trailing EXECUTE.
+	end := len(toks) - 1 // EOF
+	if end-1 > i && isWord(toks[end-1], "EXECUTE") {
+		in.Execute = true
+		end--
+	}
+	sub := append(slices.Clone(toks[i:end]), toks[len(toks)-1])
+	if in.Execute {
+		sub[len(sub)-1].line, sub[len(sub)-1].col, sub[len(sub)-1].off = toks[end].line, toks[end].col, toks[end].off
+	}
+	st, e := parseTokenList(ps.src, sub)
+	if e != nil {
+		if strings.Contains(e.Msg, "after a complete") && !slices.Contains(e.Expected, "EXECUTE") {
+			e.Expected = append(e.Expected, "EXECUTE")
+		}
+		return nil, e
+	}
+	c, ok := st.(*Consume)
+	if !ok {
+		return nil, ps.errAtToken(i, "INSERT copies what a SELECT reads; this is not a SELECT")
+	}
+	in.Select = c
+	if e := ps.checkInsert(in, i); e != nil {
+		return nil, e
+	}
+	return in, nil
+}
+
+// checkInsert checks what the SELECT of an INSERT may say.
+func (ps *parseState) checkInsert(in *Insert, sel int) *Error {
+	c := in.Select
+	if c.Follow {
+		e := ps.errAtToken(sel, "INSERT cannot FOLLOW: it copies a range that ends (up to the end offsets when it starts)")
+		e.Hint = "drop FOLLOW; run the INSERT again later FROM ANCHOR where it stopped"
+		return e
+	}
+	if in.TopicExpr != nil && (c.HasAggregates() || c.OrderBy != nil) {
+		e := ps.errAtToken(sel, "INSERT INTO TOPIC expr copies records one by one: aggregates and ORDER BY need one destination topic")
+		e.Hint = "write INSERT INTO name SELECT ..."
+		return e
+	}
+	seen := map[string]bool{}
+	for _, it := range c.Projection {
+		name := strings.ToLower(it.Name())
+		if !slices.Contains(InsertColumns, name) {
+			e := ps.errAtToken(sel, "INSERT cannot write a column named %q: a record has %s (name an expression with AS, e.g. upper(value) AS value)", it.Name(), strings.Join(InsertColumns, ", "))
+			e.Expected = InsertColumns
+			return e
+		}
+		if seen[name] {
+			return ps.errAtToken(sel, "INSERT's SELECT names %s twice", name)
+		}
+		seen[name] = true
+	}
+	if seen["partition"] && in.KeepPartition {
+		return ps.errAtToken(sel, "KEEP PARTITION and a partition column cannot both say where a record goes")
+	}
+	return nil
+}
+
+// subExpr parses toks[start:end] as one expression, by the grammar of a
+// WHERE: a CONSUME of a placeholder topic is put in front of it.
+func (ps *parseState) subExpr(start, end int) (Expr, *Error) {
+	if start == end {
+		e := ps.errAtToken(start, "INSERT INTO TOPIC needs an expression naming each record's topic")
+		e.Hint = "for example: INSERT INTO TOPIC header('dlq.original.topic') SELECT * FROM orders.dlq"
+		return nil, e
+	}
+	first := ps.toks[start]
+	lead := []token{{kind: tkWord, text: "CONSUME"}, {kind: tkWord, text: "x"}, {kind: tkWord, text: "WHERE"}}
+	for k := range lead {
+		lead[k].off, lead[k].line, lead[k].col = first.off, first.line, first.col
+	}
+	eof := ps.toks[end]
+	eof.kind, eof.text = tkEOF, ""
+	sub := append(append(lead, ps.toks[start:end]...), eof)
+	st, e := parseTokenList(ps.src, sub)
+	if e != nil {
+		return nil, e
+	}
+	return st.(*Consume).Where, nil
+}
+
+// posOf is the grammar position of a token.
+func posOf(t token) lexer.Position { return lexer.Position{Offset: t.off, Line: t.line, Column: t.col} }
