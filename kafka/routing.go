@@ -200,7 +200,7 @@ func PlanLeaders(api string, m *Metadata, parts []TopicPartition) (map[int32][]T
 // to all leaders concurrently, and merges the per-partition answers.
 // Partitions whose answer says the cluster moved (a new leader, a fenced
 // epoch, a broker that could not be reached) are retried after a metadata
-// refresh, up to three times with growing pauses (leaderAttempts); what still fails is returned per partition, never
+// refresh, up to five times with growing pauses (leaderAttempts); what still fails is returned per partition, never
 // dropped. m may be nil, in which case metadata is read first.
 func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicPartition, lr LeaderRequest[R]) (map[TopicPartition]R, map[TopicPartition]*PartitionError, error) {
 	topics := topicsOf(parts)
@@ -311,10 +311,13 @@ const transientBackoff = 200 * time.Millisecond
 
 // leaderAttempts bounds the rounds of Leaders: the first, one retry right
 // after a metadata refresh (after transientBackoff if the failure was
-// transient), and two more after 250 and 500 ms: together longer than a
-// follower's fetch wait (replica.fetch.wait.max.ms, 500 ms), which is what
-// a new leader's high watermark waits for.
-const leaderAttempts = 4
+// transient), and four more after 250, 500, 750 and 1000 ms: together
+// about 2.7 s, several times a follower's fetch wait
+// (replica.fetch.wait.max.ms, 500 ms), which is what a new leader's high
+// watermark waits for (OFFSET_NOT_AVAILABLE). One second was measured too
+// short on a loaded 3-broker cluster whose leaders moved every few hundred
+// milliseconds (TestRealFaultLeadersMoveDuringStatements: 1 round in 2012).
+const leaderAttempts = 6
 
 // retryPause is the pause before round attempt (1-based retries).
 func retryPause(attempt int, transient bool) time.Duration {
