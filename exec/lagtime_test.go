@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -376,4 +377,99 @@ func TestLagInTimeManyPartitionsOverTheBrokersResponseCap(t *testing.T) {
 		require.Equal(t, (time.Duration(p+1) * time.Minute).Milliseconds(), r[lagMs], "lag_ms of partition %d", p)
 	}
 	require.Empty(t, notes(res), "no partition is reported as unreadable")
+}
+
+// TestWriteRatesOfQuietAndEmptyPartitions: a partition with no record in
+// the last minute (ListOffsets by time answers -1) has
+// records_last_minute 0, not a negative count; one with no record at all
+// has last_write NULL, not 1970; a topic of both sums to 0 and has the
+// newest of its records' timestamps.
+func TestWriteRatesOfQuietAndEmptyPartitions(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _ := spreadTopic(t, b, 0)
+		now := time.Now().Truncate(time.Millisecond)
+		s.Now = func() time.Time { return now }
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		old := map[int32]time.Time{}
+		var recs []*kgo.Record
+		for p := int32(0); p < 3; p++ { // 3, 4 and 5 stay empty
+			old[p] = now.Add(-10 * time.Minute).Add(time.Duration(p) * time.Second)
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Value: []byte("old"), Timestamp: old[p]})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+
+		rows, res := mustRun(t, s, parse(t, "SHOW PARTITIONS OF "+lang.QuoteName(topic)))
+		n, last := column(res, "records_last_minute"), column(res, "last_write")
+		require.Len(t, rows, 6)
+		for _, r := range rows {
+			p := int32(r[1].(int64))
+			require.Equal(t, int64(0), r[n], "records_last_minute of partition %d: nothing in the last minute", p)
+			if at, ok := old[p]; ok {
+				require.Equal(t, at.UnixMilli(), r[last].(time.Time).UnixMilli(), "last_write of partition %d", p)
+			} else {
+				require.Nil(t, r[last], "last_write of empty partition %d", p)
+			}
+		}
+		rows, res = mustRun(t, s, &lang.ShowTopics{Like: &topic})
+		require.Len(t, rows, 1)
+		require.Equal(t, int64(0), rows[0][column(res, "records_last_minute")])
+		require.Equal(t, old[2].UnixMilli(), rows[0][column(res, "last_write")].(time.Time).UnixMilli())
+	})
+}
+
+// TestWriteRatesOfALeaderThatFailsAreNullWithAWarning: when one leader
+// broker fails the by-time ListOffsets, records_last_minute of the topics
+// it leads a partition of is NULL, never the sum of the partitions that
+// answered; SHOW TOPICS still answers, with a warning naming the broker;
+// SHOW PARTITIONS leaves only that broker's partitions NULL and is partial.
+func TestWriteRatesOfALeaderThatFailsAreNullWithAWarning(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3) // partition p led by broker p
+	now := time.Now().Truncate(time.Millisecond)
+	f.sess.Now = func() time.Time { return now }
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	for p := int32(0); p < 3; p++ {
+		require.NoError(t, cl.ProduceSync(ctxT(t), &kgo.Record{Topic: "t", Partition: p, Value: []byte("x"), Timestamp: now.Add(-time.Second)}).FirstErr())
+	}
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.KafkaStorageError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err, "SHOW TOPICS is the metadata: it answers")
+	require.Len(t, rows, 1)
+	require.Nil(t, rows[0][column(res, "records_last_minute")], "partition 2 did not answer: the topic's count is unknown, not 2")
+	w := strings.Join(res.Stats().Warnings(), "\n")
+	require.Contains(t, w, "records_last_minute")
+	require.Contains(t, w, "broker 2")
+
+	rows, res, err = run(t, f.sess, parse(t, "SHOW PARTITIONS OF t"))
+	require.True(t, result.IsPartial(err), "SHOW PARTITIONS is partial: %v", err)
+	require.ErrorContains(t, err, "t/2")
+	for _, r := range rows {
+		if r[1] == int64(2) {
+			require.Nil(t, r[column(res, "records_last_minute")])
+		} else {
+			require.Equal(t, int64(1), r[column(res, "records_last_minute")], "partition %v", r[1])
+		}
+	}
 }
