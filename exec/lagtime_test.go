@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -472,4 +473,56 @@ func TestWriteRatesOfALeaderThatFailsAreNullWithAWarning(t *testing.T) {
 			require.Equal(t, int64(1), r[column(res, "records_last_minute")], "partition %v", r[1])
 		}
 	}
+}
+
+// TestShowTopicsAnswersWhenTheWriteRatesFail: the write rates are an
+// addition to SHOW TOPICS' metadata rows, not a reason to lose them: when
+// their ListOffsets cannot even be retried (here the metadata refresh
+// after a NOT_LEADER answers an error), the rows still come, with the
+// rates NULL and a warning, as when a leader does not answer.
+func TestShowTopicsAnswersWhenTheWriteRatesFail(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 2)
+	var moved atomic.Bool
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		moved.Store(true)
+		return resp, nil, true
+	})
+	f.ControlKey(int16(kmsg.Metadata), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if !moved.Load() {
+			return nil, nil, false
+		}
+		req := kreq.(*kmsg.MetadataRequest)
+		resp := req.ResponseKind().(*kmsg.MetadataResponse)
+		st := kmsg.NewMetadataResponseTopic()
+		st.Topic = kmsg.StringPtr("t")
+		st.ErrorCode = kerr.LeaderNotAvailable.Code
+		resp.Topics = append(resp.Topics, st)
+		return resp, nil, true
+	})
+	rows, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err, "SHOW TOPICS answers its metadata rows")
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(3), rows[0][column(res, "partitions")])
+	require.Nil(t, rows[0][column(res, "records_last_minute")], "unknown, never 0")
+	require.Contains(t, strings.Join(res.Stats().Warnings(), "\n"), "records_last_minute")
 }
