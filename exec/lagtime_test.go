@@ -526,3 +526,35 @@ func TestShowTopicsAnswersWhenTheWriteRatesFail(t *testing.T) {
 	require.Nil(t, rows[0][column(res, "records_last_minute")], "unknown, never 0")
 	require.Contains(t, strings.Join(res.Stats().Warnings(), "\n"), "records_last_minute")
 }
+
+// TestWriteRatesWarningNamesEachPartitionOnce: a leader that fails all
+// three of the write rates' ListOffsets (latest, at now-60s, max
+// timestamp) is one line of SHOW TOPICS' warning per partition, not three.
+func TestWriteRatesWarningNamesEachPartitionOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() != 2 {
+			return nil, nil, false
+		}
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.KafkaStorageError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	_, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err)
+	w := strings.Join(res.Stats().Warnings(), "\n")
+	require.Equal(t, 1, strings.Count(w, "partition t/2 on broker 2"), "one line for t/2: %s", w)
+}

@@ -87,7 +87,9 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 			out.tooOld = true
 		}
 	}
-	out.missing = append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...)
+	// One line per partition: a leader that fails one of the three fails
+	// all three, as a partition with no leader does.
+	out.missing = onePerPartition(append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...))
 	return out, nil
 }
 
