@@ -146,7 +146,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "every committed partition, one request per leader broker"})
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "Fetch", nil, "each lagging partition's leader",
-			"the record at every lagging committed offset (max_lag_ms), all groups at once: one request per leader broker, one more per further group at another offset of the same partition"})
+			"the record at every lagging committed offset (max_lag_ms), all groups at once: one request per leader broker, one more per further group at another offset of the same partition; again, per leader broker, for what a full response left out or a batch larger than its 64 KiB share"})
 	case *lang.ShowPartitions:
 		what := "all topics"
 		if x.Topic != nil {
@@ -195,7 +195,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "ListOffsets", nil, "each committed partition's leader", "the group's committed partitions"})
 		p.step++
-		p.rows = append(p.rows, result.Row{p.step, "Fetch", nil, "each lagging partition's leader", "the record at the committed offset of each lagging partition (lag_ms), one request per leader broker"})
+		p.rows = append(p.rows, result.Row{p.step, "Fetch", nil, "each lagging partition's leader", "the record at the committed offset of each lagging partition (lag_ms), one request per leader broker; again, per leader broker, for what a full response left out or a batch larger than its 64 KiB share"})
 	case *lang.Consume:
 		t, err := topic(x.Topic)
 		if err != nil {

@@ -155,7 +155,7 @@ func (lt *lagTimes) goneNotes(column string, showGroup bool) []string {
 		case kafka.GoneMarker:
 			why = "is a transaction marker and no record follows it yet"
 		case kafka.GoneTooLarge:
-			why = fmt.Sprintf("is in a batch larger than kql reads per partition (%d bytes)", 1048588)
+			why = fmt.Sprintf("was not returned by its leader (no whole batch, not even with a %d MiB share)", kafka.RecordAtMaxShare>>20)
 		default:
 			why = "is not in the log"
 		}

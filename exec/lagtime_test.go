@@ -4,6 +4,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,7 +224,7 @@ func TestLagInTimeBatchLargerThanTheFirstShare(t *testing.T) {
 		p := int32(r[1].(int64))
 		require.Equal(t, now.Sub(at[p]).Milliseconds(), r[lagMs], "lag_ms of partition %d", p)
 	}
-	require.Equal(t, map[int32]int{0: 2}, f.trace.count("Fetch"), "one Fetch per round, two rounds: a 64 KiB share, then 1 MiB for the batch that did not fit")
+	require.Equal(t, map[int32]int{0: 2}, f.trace.count("Fetch"), "one Fetch per round, two rounds: a 64 KiB share, then 1 MiB for the batches that did not fit though the response had room")
 }
 
 // TestLagInTimeAtATransactionMarker: a group committed at a transaction's
@@ -323,4 +325,236 @@ func TestLagInTimeNotAuthorizedToRead(t *testing.T) {
 	require.NoError(t, err, "not partial")
 	require.Len(t, groups, 1)
 	require.Nil(t, groups[0][column(res, "max_lag_ms")])
+}
+
+// TestLagInTimeManyPartitionsOverTheBrokersResponseCap: a broker caps a
+// Fetch response at its fetch.max.bytes (here held low on kfake's hook, as
+// a real broker with thousands of lagging partitions reaches its 55 MiB);
+// the partitions it leaves out were starved, not too large: they are asked
+// again with the same share until every one is read, and none is reported
+// as a batch too large to read.
+func TestLagInTimeManyPartitionsOverTheBrokersResponseCap(t *testing.T) {
+	f := newFake(t)
+	const parts = 12
+	f.spread(t, "t", parts)
+	for p := int32(0); p < parts; p++ {
+		require.NoError(t, f.MoveTopicPartition("t", p, 0))
+	}
+	now := time.Now().Truncate(time.Millisecond)
+	f.sess.Now = func() time.Time { return now }
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	// Ten 10 KiB batches per partition: more than a 64 KiB share of data
+	// after each committed offset.
+	chunk := make([]byte, 10<<10)
+	_, _ = rand.Read(chunk)
+	for i := 0; i < 10; i++ {
+		var recs []*kgo.Record
+		for p := int32(0); p < parts; p++ {
+			recs = append(recs, &kgo.Record{Topic: "t", Partition: p, Value: chunk, Timestamp: now.Add(-time.Duration(p+1) * time.Minute).Add(time.Duration(i) * time.Millisecond)})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	}
+	var commits []kgo.Record
+	for p := int32(0); p < parts; p++ {
+		commits = append(commits, kgo.Record{Topic: "t", Partition: p, Offset: -1})
+	}
+	_, err = f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(commits...))
+	require.NoError(t, err)
+	// The broker's fetch.max.bytes: room for about one and a half 64 KiB
+	// shares a response.
+	f.ControlKey(int16(kmsg.Fetch), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.FetchRequest)
+		req.MaxBytes = min(req.MaxBytes, 100<<10)
+		return nil, nil, false
+	})
+	rows, res := mustRun(t, f.sess, &lang.DescribeGroup{Group: "g"})
+	lagMs := column(res, "lag_ms")
+	require.Len(t, rows, parts)
+	for _, r := range rows {
+		p := r[1].(int64)
+		require.Equal(t, (time.Duration(p+1) * time.Minute).Milliseconds(), r[lagMs], "lag_ms of partition %d", p)
+	}
+	require.Empty(t, notes(res), "no partition is reported as unreadable")
+}
+
+// TestWriteRatesOfQuietAndEmptyPartitions: a partition with no record in
+// the last minute (ListOffsets by time answers -1) has
+// records_last_minute 0, not a negative count; one with no record at all
+// has last_write NULL, not 1970; a topic of both sums to 0 and has the
+// newest of its records' timestamps.
+func TestWriteRatesOfQuietAndEmptyPartitions(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, _ := spreadTopic(t, b, 0)
+		now := time.Now().Truncate(time.Millisecond)
+		s.Now = func() time.Time { return now }
+		cl := kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		old := map[int32]time.Time{}
+		var recs []*kgo.Record
+		for p := int32(0); p < 3; p++ { // 3, 4 and 5 stay empty
+			old[p] = now.Add(-10 * time.Minute).Add(time.Duration(p) * time.Second)
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: p, Value: []byte("old"), Timestamp: old[p]})
+		}
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+
+		rows, res := mustRun(t, s, parse(t, "SHOW PARTITIONS OF "+lang.QuoteName(topic)))
+		n, last := column(res, "records_last_minute"), column(res, "last_write")
+		require.Len(t, rows, 6)
+		for _, r := range rows {
+			p := int32(r[1].(int64))
+			require.Equal(t, int64(0), r[n], "records_last_minute of partition %d: nothing in the last minute", p)
+			if at, ok := old[p]; ok {
+				require.Equal(t, at.UnixMilli(), r[last].(time.Time).UnixMilli(), "last_write of partition %d", p)
+			} else {
+				require.Nil(t, r[last], "last_write of empty partition %d", p)
+			}
+		}
+		rows, res = mustRun(t, s, &lang.ShowTopics{Like: &topic})
+		require.Len(t, rows, 1)
+		require.Equal(t, int64(0), rows[0][column(res, "records_last_minute")])
+		require.Equal(t, old[2].UnixMilli(), rows[0][column(res, "last_write")].(time.Time).UnixMilli())
+	})
+}
+
+// TestWriteRatesOfALeaderThatFailsAreNullWithAWarning: when one leader
+// broker fails the by-time ListOffsets, records_last_minute of the topics
+// it leads a partition of is NULL, never the sum of the partitions that
+// answered; SHOW TOPICS still answers, with a warning naming the broker;
+// SHOW PARTITIONS leaves only that broker's partitions NULL and is partial.
+func TestWriteRatesOfALeaderThatFailsAreNullWithAWarning(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3) // partition p led by broker p
+	now := time.Now().Truncate(time.Millisecond)
+	f.sess.Now = func() time.Time { return now }
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	for p := int32(0); p < 3; p++ {
+		require.NoError(t, cl.ProduceSync(ctxT(t), &kgo.Record{Topic: "t", Partition: p, Value: []byte("x"), Timestamp: now.Add(-time.Second)}).FirstErr())
+	}
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.KafkaStorageError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err, "SHOW TOPICS is the metadata: it answers")
+	require.Len(t, rows, 1)
+	require.Nil(t, rows[0][column(res, "records_last_minute")], "partition 2 did not answer: the topic's count is unknown, not 2")
+	w := strings.Join(res.Stats().Warnings(), "\n")
+	require.Contains(t, w, "records_last_minute")
+	require.Contains(t, w, "broker 2")
+
+	rows, res, err = run(t, f.sess, parse(t, "SHOW PARTITIONS OF t"))
+	require.True(t, result.IsPartial(err), "SHOW PARTITIONS is partial: %v", err)
+	require.ErrorContains(t, err, "t/2")
+	for _, r := range rows {
+		if r[1] == int64(2) {
+			require.Nil(t, r[column(res, "records_last_minute")])
+		} else {
+			require.Equal(t, int64(1), r[column(res, "records_last_minute")], "partition %v", r[1])
+		}
+	}
+}
+
+// TestShowTopicsAnswersWhenTheWriteRatesFail: the write rates are an
+// addition to SHOW TOPICS' metadata rows, not a reason to lose them: when
+// their ListOffsets cannot even be retried (here the metadata refresh
+// after a NOT_LEADER answers an error), the rows still come, with the
+// rates NULL and a warning, as when a leader does not answer.
+func TestShowTopicsAnswersWhenTheWriteRatesFail(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.produce(t, "t", 3, 2)
+	var moved atomic.Bool
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.NotLeaderForPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		moved.Store(true)
+		return resp, nil, true
+	})
+	f.ControlKey(int16(kmsg.Metadata), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if !moved.Load() {
+			return nil, nil, false
+		}
+		req := kreq.(*kmsg.MetadataRequest)
+		resp := req.ResponseKind().(*kmsg.MetadataResponse)
+		st := kmsg.NewMetadataResponseTopic()
+		st.Topic = kmsg.StringPtr("t")
+		st.ErrorCode = kerr.LeaderNotAvailable.Code
+		resp.Topics = append(resp.Topics, st)
+		return resp, nil, true
+	})
+	rows, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err, "SHOW TOPICS answers its metadata rows")
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(3), rows[0][column(res, "partitions")])
+	require.Nil(t, rows[0][column(res, "records_last_minute")], "unknown, never 0")
+	require.Contains(t, strings.Join(res.Stats().Warnings(), "\n"), "records_last_minute")
+}
+
+// TestWriteRatesWarningNamesEachPartitionOnce: a leader that fails all
+// three of the write rates' ListOffsets (latest, at now-60s, max
+// timestamp) is one line of SHOW TOPICS' warning per partition, not three.
+func TestWriteRatesWarningNamesEachPartitionOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	f.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if f.CurrentNode() != 2 {
+			return nil, nil, false
+		}
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = kerr.KafkaStorageError.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	_, res, err := run(t, f.sess, &lang.ShowTopics{})
+	require.NoError(t, err)
+	w := strings.Join(res.Stats().Warnings(), "\n")
+	require.Equal(t, 1, strings.Count(w, "partition t/2 on broker 2"), "one line for t/2: %s", w)
 }

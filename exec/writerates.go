@@ -54,15 +54,12 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}
-	// Past the bound: what did not answer is missing, per partition.
-	afail, aerr = unanswered(m, parts, at, afail, aerr)
-	mfail, merr = unanswered(m, parts, maxTS, mfail, merr)
-	if lerr != nil {
-		lfail, lerr = unanswered(m, parts, latest, lfail, lerr)
-	}
-	if err := errors.Join(aerr, merr, lerr); err != nil {
-		return nil, err
-	}
+	// Past the bound, or cut short by an error (a metadata refresh
+	// between retries that failed): what did not answer is missing, per
+	// partition; the statement's rows do not depend on it.
+	afail = unanswered(m, parts, at, afail, aerr)
+	mfail = unanswered(m, parts, maxTS, mfail, merr)
+	lfail = unanswered(m, parts, latest, lfail, lerr)
 	for _, tp := range parts {
 		end, eok := latest[tp]
 		a, aok := at[tp]
@@ -90,7 +87,9 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 			out.tooOld = true
 		}
 	}
-	out.missing = append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...)
+	// One line per partition: a leader that fails one of the three fails
+	// all three, as a partition with no leader does.
+	out.missing = onePerPartition(append(append(partitionErrors(afail), partitionErrors(mfail)...), partitionErrors(lfail)...))
 	return out, nil
 }
 
@@ -158,11 +157,15 @@ func (w *writeRates) notes() []string {
 // DescribeLogDirs are bounded.
 const writeRatesAttempt = 10 * time.Second
 
-// unanswered turns a ListOffsets cut short by writeRatesAttempt into a
-// failure of each partition it did not answer; any other error stays.
-func unanswered(m *kafka.Metadata, parts []kafka.TopicPartition, got map[kafka.TopicPartition]kafka.OffsetAnswer, failed map[kafka.TopicPartition]*kafka.PartitionError, err error) (map[kafka.TopicPartition]*kafka.PartitionError, error) {
-	if !errors.Is(err, context.DeadlineExceeded) {
-		return failed, err
+// unanswered turns a ListOffsets cut short (by writeRatesAttempt, or by
+// an error that ended its retries) into a failure of each partition it
+// did not answer.
+func unanswered(m *kafka.Metadata, parts []kafka.TopicPartition, got map[kafka.TopicPartition]kafka.OffsetAnswer, failed map[kafka.TopicPartition]*kafka.PartitionError, err error) map[kafka.TopicPartition]*kafka.PartitionError {
+	if err == nil {
+		return failed
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer within %s", writeRatesAttempt)
 	}
 	if failed == nil {
 		failed = map[kafka.TopicPartition]*kafka.PartitionError{}
@@ -172,8 +175,7 @@ func unanswered(m *kafka.Metadata, parts []kafka.TopicPartition, got map[kafka.T
 			continue
 		}
 		if _, ok := failed[tp]; !ok {
-			pe := &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
-				Err: fmt.Errorf("no answer within %s", writeRatesAttempt)}
+			pe := &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1, Err: err}
 			plan, _ := kafka.PlanLeaders("ListOffsets", m, []kafka.TopicPartition{tp})
 			for id := range plan {
 				pe.Broker, pe.Addr = id, m.Addr(id)
@@ -181,5 +183,5 @@ func unanswered(m *kafka.Metadata, parts []kafka.TopicPartition, got map[kafka.T
 			failed[tp] = pe
 		}
 	}
-	return failed, nil
+	return failed
 }

@@ -3,7 +3,6 @@ package kafka
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -23,8 +22,9 @@ const (
 	// GoneMarker: the offset holds a transaction marker and no data
 	// record follows it in what was read.
 	GoneMarker = "marker"
-	// GoneTooLarge: the batch holding the offset did not fit the bytes
-	// RecordsAt reads per partition, in any of its rounds.
+	// GoneTooLarge: the leader returned no whole batch at the offset, not
+	// even with the largest share (RecordAtMaxShare) nor first in its
+	// response.
 	GoneTooLarge = "too large"
 )
 
@@ -42,15 +42,22 @@ type RecordAt struct {
 	LogAppendTime bool
 }
 
+// RecordAtMaxShare is the most RecordsAt asks of one partition.
+const RecordAtMaxShare = 16 << 20
+
 // Bytes RecordsAt asks per partition: the first round reads at most
 // recordAtFirstBytes from each offset, enough for the batch holding it in
-// almost every log; what did not fit is asked again with
-// recordAtRetryBytes (Kafka's default max.message.bytes, 1 MiB plus the
-// batch overhead, the largest batch a topic with default settings holds).
+// almost every log; a partition whose batch did not fit its share is
+// asked again with a share recordAtGrowth times larger (1 MiB: Kafka's
+// default max.message.bytes, then 16 MiB), up to recordAtMaxShare. A
+// response asks for at most recordAtResponseBytes, below a broker's
+// default fetch.max.bytes (55 MiB), so the memory one Fetch holds does
+// not grow with the number of partitions.
 const (
-	recordAtFirstBytes = 64 << 10
-	recordAtRetryBytes = 1048588
-	recordAtRounds     = 6
+	recordAtFirstBytes    = 64 << 10
+	recordAtGrowth        = 16
+	recordAtMaxShare      = RecordAtMaxShare
+	recordAtResponseBytes = 32 << 20
 )
 
 // RecordsAt reads the record at each given offset from the partition's
@@ -62,34 +69,35 @@ const (
 // share, MaxBytes the response; a broker returns at least one whole batch
 // only for the first partition that has data, and for every later one
 // nothing when its first batch is larger than its share (the broker
-// replaces an incomplete batch by an empty answer). So MaxBytes is the sum
-// of the shares, and a partition whose batch did not fit is asked again,
-// with a larger share, in a second round (still one Fetch per leader
-// broker). The broker also caps a response at its fetch.max.bytes (55 MiB
-// by default): beyond that the later partitions come back empty and go to
-// the next round too; each round serves at least the first partition of
-// each broker's request, so the rounds end.
+// replaces an incomplete batch by an empty answer), or when the response
+// is full (MaxBytes, or the broker's own fetch.max.bytes). The two are
+// told apart by the room the response had left at the partition: with
+// room for its share, its batch is larger than the share, and the share
+// grows; with less, it was starved by the response limit and is asked
+// again with the same share. Each round is one Fetch
+// per leader broker for what is still pending, and each serves at least
+// the first pending partition of each broker (or grows a share), so the
+// rounds end, with no partition starved: thousands of lagging partitions
+// on one broker take len/(recordAtResponseBytes/share) rounds.
 func (c *Cluster) RecordsAt(ctx context.Context, m *Metadata, offsets map[TopicPartition]int64) (map[TopicPartition]RecordAt, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
 	}
 	pending := make([]TopicPartition, 0, len(offsets))
+	shares := make(map[TopicPartition]int32, len(offsets))
 	for tp := range offsets {
 		pending = append(pending, tp)
+		shares[tp] = recordAtFirstBytes
 	}
 	slices.SortFunc(pending, compareTP)
 	got := make(map[TopicPartition]RecordAt, len(offsets))
 	var failed map[TopicPartition]*PartitionError
-	share := int32(recordAtFirstBytes)
-	for round := 0; round < recordAtRounds && len(pending) > 0; round++ {
-		if round > 0 {
-			share = recordAtRetryBytes
-		}
+	for len(pending) > 0 {
 		answers, fails, err := Leaders(ctx, c, m, pending, LeaderRequest[recordAtAnswer]{
 			API:   "Fetch",
 			Item:  func(tp TopicPartition) string { return fmt.Sprintf("%s@%d", tp, offsets[tp]) },
-			Build: func(bparts []TopicPartition) kmsg.Request { return recordAtRequest(m, bparts, offsets, share) },
+			Build: func(bparts []TopicPartition) kmsg.Request { return recordAtRequest(m, bparts, offsets, shares) },
 			Parse: func(raw kmsg.Response) []PartAnswer[recordAtAnswer] {
 				return parseRecordAt(raw.(*kmsg.FetchResponse), ids, offsets)
 			},
@@ -97,17 +105,29 @@ func (c *Cluster) RecordsAt(ctx context.Context, m *Metadata, offsets map[TopicP
 		if err != nil {
 			return got, failed, err
 		}
+		starved := starvedOf(m, pending, shares, answers)
 		var again []TopicPartition
+		progress := false
+		// askAgain keeps tp pending; its share grows when the broker had
+		// room for it and still sent no whole batch.
+		askAgain := func(tp TopicPartition) {
+			again = append(again, tp)
+			if !starved[tp] && shares[tp] < recordAtMaxShare {
+				shares[tp] = min(shares[tp]*recordAtGrowth, recordAtMaxShare)
+				progress = true
+			}
+		}
 		for _, tp := range pending {
 			if pe := fails[tp]; pe != nil {
-				if pe.Err == ErrNotMentioned { // left out of a full response: ask again
-					again = append(again, tp)
+				if pe.Err == ErrNotMentioned { // left out of a full response
+					askAgain(tp)
 					continue
 				}
 				if failed == nil {
 					failed = make(map[TopicPartition]*PartitionError)
 				}
 				failed[tp] = pe
+				progress = true
 				continue
 			}
 			a := answers[tp]
@@ -118,13 +138,20 @@ func (c *Cluster) RecordsAt(ctx context.Context, m *Metadata, offsets map[TopicP
 				}
 				broker := leaderOf(m, tp)
 				failed[tp] = &PartitionError{API: "Fetch", Topic: tp.Topic, Partition: tp.Partition, Broker: broker, Addr: m.Addr(broker), Err: a.err}
+				progress = true
 			case a.incomplete:
-				again = append(again, tp)
+				askAgain(tp)
 			default:
 				got[tp] = a.RecordAt
+				progress = true
 			}
 		}
 		pending = again
+		if !progress {
+			// No broker served even its first pending partition, and no
+			// share can grow: asking again would answer the same.
+			break
+		}
 	}
 	for _, tp := range pending {
 		got[tp] = RecordAt{Offset: offsets[tp], Gone: GoneTooLarge}
@@ -135,16 +162,21 @@ func (c *Cluster) RecordsAt(ctx context.Context, m *Metadata, offsets map[TopicP
 // recordAtAnswer is one partition's answer before RecordsAt sorts it.
 type recordAtAnswer struct {
 	RecordAt
-	incomplete bool  // no whole batch came: ask again with a larger share
+	incomplete bool  // no whole batch came: ask again
+	bytes      int64 // what the broker returned for the partition
 	err        error // the batch could not be decoded
 }
 
-func recordAtRequest(m *Metadata, bparts []TopicPartition, offsets map[TopicPartition]int64, share int32) kmsg.Request {
+func recordAtRequest(m *Metadata, bparts []TopicPartition, offsets map[TopicPartition]int64, shares map[TopicPartition]int32) kmsg.Request {
 	req := kmsg.NewPtrFetchRequest()
 	req.ReplicaID = -1
 	req.MaxWaitMillis = 0 // the records are there (offset < end): never wait for more
 	req.MinBytes = 0
-	req.MaxBytes = int32(min(int64(share)*int64(len(bparts)), math.MaxInt32))
+	var sum int64
+	for _, tp := range bparts {
+		sum += int64(shares[tp])
+	}
+	req.MaxBytes = int32(min(sum, recordAtResponseBytes))
 	req.SessionID = 0
 	req.SessionEpoch = -1 // no fetch session
 	for _, tps := range byTopic(bparts) {
@@ -160,7 +192,7 @@ func recordAtRequest(m *Metadata, bparts []TopicPartition, offsets map[TopicPart
 			rp.CurrentLeaderEpoch = -1
 			rp.LastFetchedEpoch = -1
 			rp.LogStartOffset = -1
-			rp.PartitionMaxBytes = share
+			rp.PartitionMaxBytes = shares[TopicPartition{tps.topic, p}]
 			rt.Partitions = append(rt.Partitions, rp)
 		}
 		req.Topics = append(req.Topics, rt)
@@ -189,10 +221,41 @@ func parseRecordAt(resp *kmsg.FetchResponse, ids map[[16]byte]string, offsets ma
 				out = append(out, PartAnswer[recordAtAnswer]{TP: tp, Code: rp.ErrorCode})
 				continue
 			}
-			out = append(out, PartAnswer[recordAtAnswer]{TP: tp, Value: recordAt(topic, rp, at)})
+			a := recordAt(topic, rp, at)
+			a.bytes = int64(len(rp.RecordBatches))
+			out = append(out, PartAnswer[recordAtAnswer]{TP: tp, Value: a})
 		}
 	}
 	return out
+}
+
+// starvedOf says which of pending found the response full: a broker fills
+// a Fetch response in request order, each partition's share bounded by
+// the room the response has left, which is what was asked (the sum of the
+// shares, capped) less what the partitions before it took. A partition
+// with less room than its share left was starved; one with room for its
+// whole share and still no whole batch (left out or empty) has a batch
+// larger than its share. (A broker whose fetch.max.bytes is below what was
+// asked starves partitions this takes for too large: their shares grow,
+// which costs bytes, not answers.)
+func starvedOf(m *Metadata, pending []TopicPartition, shares map[TopicPartition]int32, answers map[TopicPartition]recordAtAnswer) map[TopicPartition]bool {
+	starved := map[TopicPartition]bool{}
+	plan, _ := PlanLeaders("Fetch", m, pending)
+	for _, bparts := range plan {
+		var room int64
+		for _, tp := range bparts {
+			room += int64(shares[tp])
+		}
+		room = min(room, recordAtResponseBytes)
+		for _, tps := range byTopic(bparts) { // the order recordAtRequest asks in
+			for _, p := range tps.partitions {
+				tp := TopicPartition{tps.topic, p}
+				starved[tp] = room < int64(shares[tp])
+				room -= answers[tp].bytes
+			}
+		}
+	}
+	return starved
 }
 
 // recordAt finds the record at offset at in one partition's batches.
