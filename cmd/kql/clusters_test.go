@@ -343,3 +343,19 @@ func TestMetaConnectAddressAfterAProfile(t *testing.T) {
 		t.Fatalf("want the kql> prompt and the guard kept:\n%s", r)
 	}
 }
+
+// A profile's warnings name the profile, not --command-config, which the
+// user never gave: here the registry's basic.auth.user.info that
+// basic.auth.credentials.source=URL leaves unused.
+func TestProfileRegistryWarningNamesTheProfile(t *testing.T) {
+	h := newHarness(t)
+	dir := profileHome(t, h, map[string]string{"reg": "bootstrap.servers=dev1:9092\n" +
+		"schema.registry.url=http://u:p@127.0.0.1:1\n" +
+		"basic.auth.credentials.source=URL\n" +
+		"basic.auth.user.info=other:secret\n"})
+	r := h.run("-c", "reg", "-e", "SHOW TOPICS;")
+	want := `cluster profile "reg" ` + filepath.Join(dir, "reg.properties") + `: basic.auth.user.info is not used: basic.auth.credentials.source=URL takes the user and password from schema.registry.url`
+	if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "--command-config") {
+		t.Fatalf("want %q (and no --command-config):\n%s", want, r)
+	}
+}

@@ -224,7 +224,7 @@ func loadConfigFile(path, label string) (*commandConfig, error) {
 			return nil, err
 		}
 	}
-	w, err := registryProps(&s.registry, path, get, rel, bad)
+	w, err := registryProps(&s.registry, label, path, get, rel, bad)
 	if err != nil {
 		return nil, err
 	}
