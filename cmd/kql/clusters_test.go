@@ -210,14 +210,16 @@ func TestPromptNamesTheProfileInItsColour(t *testing.T) {
 func TestMetaClusters(t *testing.T) {
 	h := newHarness(t)
 	dir := profileHome(t, h, map[string]string{"dev": devProfile, "prod": prodProfile, "tls": "bootstrap.servers=t:9093\nsecurity.protocol=SSL\n",
-		"broken": "sasl.jaas.config=\\u12\n"})
+		"broken": "sasl.jaas.config=\\u12\n", "typo": "bootstrap.servers=p:9092\nkql.readonly=yes\n"})
 	r := h.repl("\\clusters\n", "-c", "prod")
 	want := `  name    bootstrap            security                read-only
   broken  (error, below)       ?                       ?
   dev     dev1:9092,dev2:9092  PLAINTEXT               no
 * prod    prod1:9093           SASL_SSL SCRAM-SHA-512  yes
   tls     t:9093               SSL                     no
+  typo    (error, below)       ?                       ?
 error: profile broken: ` + filepath.Join(dir, "broken.properties") + `: line 1: sasl.jaas.config: bad \u escape at character 1: want four hex digits (the value is not shown: it may hold a password)
+error: profile typo: ` + filepath.Join(dir, "typo.properties") + `:2: kql.readonly: want true or false, got "yes"
 Profiles are ` + dir + `/NAME.properties; \connect NAME switches.
 `
 	if !strings.Contains(r.stderr, want) {
