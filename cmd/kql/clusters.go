@@ -120,8 +120,16 @@ func summarizeProfile(dir, name string) profileSummary {
 		return s
 	}
 	kv := map[string]string{}
+	line := map[string]int{}
 	for _, p := range props {
 		kv[p.key] = strings.TrimSpace(p.value)
+		line[p.key] = p.line
+	}
+	// A kql.readonly kql -c would refuse is an error row, never "no": the
+	// list must not call a profile meant to be read-only writable.
+	if v, ok := kv["kql.readonly"]; ok && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+		s.err = fmt.Errorf("%s:%d: kql.readonly: want true or false, got %q", f.Name(), line["kql.readonly"], v)
+		return s
 	}
 	s.bootstrap = strings.Join(splitBootstrap(kv["bootstrap.servers"]), ",")
 	if s.bootstrap == "" {

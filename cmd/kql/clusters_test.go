@@ -210,14 +210,16 @@ func TestPromptNamesTheProfileInItsColour(t *testing.T) {
 func TestMetaClusters(t *testing.T) {
 	h := newHarness(t)
 	dir := profileHome(t, h, map[string]string{"dev": devProfile, "prod": prodProfile, "tls": "bootstrap.servers=t:9093\nsecurity.protocol=SSL\n",
-		"broken": "sasl.jaas.config=\\u12\n"})
+		"broken": "sasl.jaas.config=\\u12\n", "typo": "bootstrap.servers=p:9092\nkql.readonly=yes\n"})
 	r := h.repl("\\clusters\n", "-c", "prod")
 	want := `  name    bootstrap            security                read-only
   broken  (error, below)       ?                       ?
   dev     dev1:9092,dev2:9092  PLAINTEXT               no
 * prod    prod1:9093           SASL_SSL SCRAM-SHA-512  yes
   tls     t:9093               SSL                     no
+  typo    (error, below)       ?                       ?
 error: profile broken: ` + filepath.Join(dir, "broken.properties") + `: line 1: sasl.jaas.config: bad \u escape at character 1: want four hex digits (the value is not shown: it may hold a password)
+error: profile typo: ` + filepath.Join(dir, "typo.properties") + `:2: kql.readonly: want true or false, got "yes"
 Profiles are ` + dir + `/NAME.properties; \connect NAME switches.
 `
 	if !strings.Contains(r.stderr, want) {
@@ -341,5 +343,21 @@ func TestMetaConnectAddressAfterAProfile(t *testing.T) {
 	after := r.stderr[strings.Index(r.stderr, "at other:9093"):]
 	if !strings.Contains(after, "kql> ") || strings.Contains(after, "prod> ") || !strings.Contains(after, "refused, nothing was sent") {
 		t.Fatalf("want the kql> prompt and the guard kept:\n%s", r)
+	}
+}
+
+// A profile's warnings name the profile, not --command-config, which the
+// user never gave: here the registry's basic.auth.user.info that
+// basic.auth.credentials.source=URL leaves unused.
+func TestProfileRegistryWarningNamesTheProfile(t *testing.T) {
+	h := newHarness(t)
+	dir := profileHome(t, h, map[string]string{"reg": "bootstrap.servers=dev1:9092\n" +
+		"schema.registry.url=http://u:p@127.0.0.1:1\n" +
+		"basic.auth.credentials.source=URL\n" +
+		"basic.auth.user.info=other:secret\n"})
+	r := h.run("-c", "reg", "-e", "SHOW TOPICS;")
+	want := `cluster profile "reg" ` + filepath.Join(dir, "reg.properties") + `: basic.auth.user.info is not used: basic.auth.credentials.source=URL takes the user and password from schema.registry.url`
+	if !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "--command-config") {
+		t.Fatalf("want %q (and no --command-config):\n%s", want, r)
 	}
 }

@@ -24,6 +24,10 @@ import (
 type connSettings struct {
 	bootstrap []string
 	clientID  string
+	// propsFile names, in hints, where properties such as
+	// security.protocol go: "--command-config", or the cluster profile
+	// connected with (`cluster profile "prod" (FILE)`).
+	propsFile string
 
 	tls bool
 	tlsSettings
@@ -254,7 +258,7 @@ func loadConfigFile(path, label string) (*commandConfig, error) {
 			return nil, err
 		}
 	}
-	w, err := registryProps(&s.registry, path, get, rel, bad)
+	w, err := registryProps(&s.registry, label, path, get, rel, bad)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +439,10 @@ func splitBootstrap(s string) []string {
 // names whose password it is ("SASL user"); it returns an error off a
 // terminal.
 func resolveSettings(o *options, getenv func(string) string, cc *commandConfig, promptPassword func(what, user, env string) (string, error)) (*connSettings, error) {
-	s := connSettings{bootstrap: []string{"localhost:9092"}, clientID: "kql"}
+	s := connSettings{bootstrap: []string{"localhost:9092"}, clientID: "kql", propsFile: "--command-config"}
+	if cc != nil && cc.label != "" && cc.label != "--command-config" {
+		s.propsFile = fmt.Sprintf("%s (%s)", cc.label, cc.path)
+	}
 	if env := splitBootstrap(getenv("KQL_BOOTSTRAP")); len(env) > 0 {
 		s.bootstrap = env
 	}

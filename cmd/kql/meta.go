@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kql-dev/kql/exec"
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/render"
@@ -291,8 +292,8 @@ func (a *app) metaConnect(ctx context.Context, arg string) error {
 // screen is cleared first, a header line names the statement, the interval
 // and the time, and a table result is drawn with its trends (watch
 // package): a sparkline and a rate per number, a status per group. It
-// refuses statements that write (PRODUCE, CREATE, DROP), and output that is
-// not the terminal: it redraws a screen.
+// refuses every statement that writes (exec.WritesToCluster), and output
+// that is not the terminal: it redraws a screen.
 func (a *app) metaWatch(ctx context.Context, arg string) error {
 	interval := 2 * time.Second
 	if arg != "" {
@@ -316,15 +317,20 @@ func (a *app) metaWatch(ctx context.Context, arg string) error {
 	if e, ok := stmt.(*lang.Explain); ok {
 		inner = e.Stmt
 	}
-	switch c := inner.(type) {
-	case *lang.Produce, *lang.CreateTopic, *lang.DropTopic:
-		if inner == stmt {
-			return fmt.Errorf(`\watch does not repeat %s: it would write to the cluster every time`, strings.Fields(formatStatement(stmt))[0])
+	// Every statement that writes (exec's one table, which the read-only
+	// guard uses too), not a list of its own: a GRANT or a DELETE RECORDS
+	// ... EXECUTE repeated every 2 s, never asked about again, is as bad
+	// as a PRODUCE. EXPLAIN only plans, whatever it explains.
+	if exec.WritesToCluster(stmt) {
+		text := strings.TrimSuffix(strings.TrimSpace(formatStatement(exec.Redacted(stmt))), ";")
+		what, hint := strings.Fields(text)[0], ""
+		if strings.HasSuffix(text, " EXECUTE") {
+			what, hint = text, " (its dry run, without EXECUTE, can be watched)"
 		}
-	case *lang.Consume:
-		if c.Follow {
-			return fmt.Errorf(`\watch does not repeat a FOLLOW: it never ends by itself`)
-		}
+		return fmt.Errorf(`\watch does not repeat %s: it would write to the cluster every time%s`, what, hint)
+	}
+	if c, ok := inner.(*lang.Consume); ok && c.Follow {
+		return fmt.Errorf(`\watch does not repeat a FOLLOW: it never ends by itself`)
 	}
 	now := a.watchNow
 	if now == nil {

@@ -126,11 +126,12 @@ func registryURL(raw string) (string, *url.Userinfo, error) {
 	return strings.TrimRight(u.String(), "/"), user, nil
 }
 
-// registryProps reads the registry's properties of a --command-config file:
+// registryProps reads the registry's properties of a --command-config file
+// or a cluster profile (label names which, for messages):
 // schema.registry.url, the basic.auth.* and bearer.auth.* credentials (also
 // with the schema.registry. prefix Confluent accepts) and the
 // schema.registry.ssl.* TLS settings.
-func registryProps(r *registrySettings, path string, get func(string) (string, bool), rel func(string) string,
+func registryProps(r *registrySettings, label, path string, get func(string) (string, bool), rel func(string) string,
 	bad func(key, format string, a ...any) error) (warnings []string, err error) {
 	// either returns the first of a key and its prefixed spelling given.
 	either := func(key string) (string, string, bool) {
@@ -206,7 +207,7 @@ func registryProps(r *registrySettings, path string, get func(string) (string, b
 		}
 		fromURL()
 		if haveInfo {
-			warnings = append(warnings, fmt.Sprintf("--command-config %s: %s is not used: %s=URL takes the user and password from schema.registry.url", path, infoKey, srcKey))
+			warnings = append(warnings, fmt.Sprintf("%s %s: %s is not used: %s=URL takes the user and password from schema.registry.url", label, path, infoKey, srcKey))
 		}
 	case "SASL_INHERIT":
 		r.inheritSASL = true

@@ -312,3 +312,58 @@ func TestMetaWatch(t *testing.T) {
 	}
 
 }
+
+// \watch refuses every statement that writes, not only PRODUCE, CREATE and
+// DROP: a GRANT, an ALTER ... SET or an EXECUTE form repeated every few
+// seconds writes again each time, and is never asked about again. Their
+// dry runs and EXPLAIN still watch.
+func TestMetaWatchRefusesEveryWrite(t *testing.T) {
+	for _, tc := range []struct{ stmt, want string }{
+		{`GRANT READ ON TOPIC orders TO 'User:alice'`, `\watch does not repeat GRANT: it would write to the cluster every time`},
+		{`ALTER TOPIC orders SET (retention.ms = '1')`, `\watch does not repeat ALTER: it would write to the cluster every time`},
+		{`ALTER QUOTA FOR USER alice SET (consumer_byte_rate = 1048576)`, `\watch does not repeat ALTER: it would write`},
+		{`DELETE GROUP billing`, `\watch does not repeat DELETE: it would write`},
+		{`DELETE RECORDS FROM orders BEFORE OFFSET 1 EXECUTE`, `\watch does not repeat DELETE RECORDS FROM orders BEFORE OFFSET 1 EXECUTE: it would write to the cluster every time (its dry run, without EXECUTE, can be watched)`},
+		{`RESET GROUP billing TOPIC orders TO EARLIEST EXECUTE`, `\watch does not repeat RESET GROUP billing TOPIC orders TO EARLIEST EXECUTE: it would write`},
+	} {
+		t.Run(tc.stmt, func(t *testing.T) {
+			h := newHarness(t)
+			st, err := lang.Parse(tc.stmt + ";")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A repeat ends the watch (Ctrl-C), so that a \watch that
+			// repeats fails here rather than running forever.
+			h.interrupt = make(chan struct{})
+			calls := 0
+			h.exec.answers[stmtKind(st)] = func(context.Context, lang.Statement) (result.Result, error) {
+				if calls++; calls == 2 {
+					close(h.interrupt)
+				}
+				return result.NewSlice([]result.Column{{Name: "result", Type: result.String}}, []result.Row{{"done"}}), nil
+			}
+			r := h.repl("\\set confirm off\n" + tc.stmt + ";\n\\watch 0.01\n")
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Fatalf("want %q:\n%s", tc.want, r)
+			}
+			if got := h.exec.ranKinds(); len(got) != 1 {
+				t.Fatalf("\\watch repeated %s: the executor ran %v", tc.stmt, got)
+			}
+		})
+	}
+	// A dry run reads: \watch repeats it (Ctrl-C after two runs).
+	h := newHarness(t)
+	h.interrupt = make(chan struct{})
+	calls := 0
+	h.exec.answers["DeleteRecords"] = func(context.Context, lang.Statement) (result.Result, error) {
+		calls++
+		if calls == 3 {
+			close(h.interrupt)
+		}
+		return result.NewSlice([]result.Column{{Name: "result", Type: result.String}}, []result.Row{{"dry run"}}), nil
+	}
+	r := h.repl("DELETE RECORDS FROM orders BEFORE OFFSET 1;\n\\watch 0.01\n")
+	if calls != 3 || strings.Contains(r.stderr, "does not repeat") {
+		t.Fatalf("the dry run ran %d times, want 1 + 2:\n%s", calls, r)
+	}
+}

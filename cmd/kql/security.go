@@ -147,7 +147,7 @@ func (s *connSettings) securityMessage(se *kafka.SecurityError) string {
 	case kafka.TLSCertInvalid:
 		return fmt.Sprintf("TLS: the certificate of broker %s could not be verified: %v (CAs from %s, expected the name %s)", se.Addr, rootCause(se.Err), s.trustDesc(), s.expectedName(se.Addr))
 	case kafka.TLSClientCertRequired:
-		return fmt.Sprintf("TLS: broker %s requires a client certificate (mutual TLS, ssl.client.auth=required) and kql sent none: give --tls-cert FILE and --tls-key FILE, or ssl.keystore.location (or ssl.certificate.location and ssl.key.location) in --command-config", se.Addr)
+		return fmt.Sprintf("TLS: broker %s requires a client certificate (mutual TLS, ssl.client.auth=required) and kql sent none: give --tls-cert FILE and --tls-key FILE, or ssl.keystore.location (or ssl.certificate.location and ssl.key.location) in %s", se.Addr, s.propsFile)
 	case kafka.TLSClientCertRejected:
 		desc := s.clientCertSource()
 		if c := s.clientCert(); c != nil {
@@ -155,9 +155,9 @@ func (s *connSettings) securityMessage(se *kafka.SecurityError) string {
 		}
 		return fmt.Sprintf("TLS: broker %s rejected kql's client certificate %s: %v; the broker trusts only client certificates signed by the CAs of its ssl.truststore", se.Addr, desc, rootCause(se.Err))
 	case kafka.TLSExpected:
-		return fmt.Sprintf("broker %s closed the connection: its listener on this port expects TLS (an SSL or SASL_SSL listener): give --tls-ca FILE (or --tls), or security.protocol=SSL or SASL_SSL in --command-config", se.Addr)
+		return fmt.Sprintf("broker %s closed the connection: its listener on this port expects TLS (an SSL or SASL_SSL listener): give --tls-ca FILE (or --tls), or security.protocol=SSL or SASL_SSL in %s", se.Addr, s.propsFile)
 	case kafka.SASLExpected:
-		return fmt.Sprintf("broker %s closed the connection after kql's first request: its listener on this port expects SASL (SASL_PLAINTEXT or SASL_SSL): give --sasl-mechanism and --sasl-user, or sasl.mechanism and sasl.jaas.config in --command-config", se.Addr)
+		return fmt.Sprintf("broker %s closed the connection after kql's first request: its listener on this port expects SASL (SASL_PLAINTEXT or SASL_SSL): give --sasl-mechanism and --sasl-user, or sasl.mechanism and sasl.jaas.config in %s", se.Addr, s.propsFile)
 	case kafka.TLSNotTLS:
 		return fmt.Sprintf("TLS: broker %s does not speak TLS on this port (a PLAINTEXT or SASL_PLAINTEXT listener?): check security.protocol, --tls and the port", se.Addr)
 	}
