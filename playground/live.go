@@ -50,8 +50,12 @@ func Speed(f float64) TrafficOpt { return func(c *trafficConfig) { c.speed = f }
 
 // traffic is the running producer and group members.
 type traffic struct {
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// prod is closed before the goroutines are waited for: a ProduceSync
+	// whose records are unanswered (a topic dropped under it, a broker that
+	// hangs) ignores its cancelled context, and Close fails what it holds.
+	prod    *kgo.Client
 	clients []*kgo.Client // closed after the goroutines end
 }
 
@@ -91,10 +95,11 @@ func (p *Playground) StartTraffic(opts ...TrafficOpt) error {
 		return fmt.Errorf("starting the playground's traffic: %w", err)
 	}
 
-	prod, err := client(kgo.ClientID("kql-playground-traffic"), kgo.ProducerLinger(0))
+	prod, err := kgo.NewClient(kgo.SeedBrokers(p.Bootstrap()...), kgo.ClientID("kql-playground-traffic"), kgo.ProducerLinger(0))
 	if err != nil {
 		return fail(err)
 	}
+	t.prod = prod
 	keeps, err := member(GroupKeepsUp, groupTopics[GroupKeepsUp]...)
 	if err != nil {
 		return fail(err)
@@ -165,6 +170,9 @@ func (p *Playground) stopTraffic() {
 		return
 	}
 	t.cancel()
+	if t.prod != nil {
+		t.prod.Close() // fails the records a ProduceSync may still wait for
+	}
 	t.wg.Wait()
 	for _, cl := range t.clients {
 		cl.Close()

@@ -5,10 +5,12 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // groupView is what a user sees of a group at one moment: SHOW GROUPS'
@@ -158,5 +160,35 @@ func TestCloseStopsTheTraffic(t *testing.T) {
 			c.Close()
 			t.Errorf("%s still accepts connections after Close", a)
 		}
+	}
+}
+
+// TestCloseDoesNotWaitForAHeldProduce: Close while the traffic's Produce is
+// unanswered (held by kfake, as a broker that hangs or a topic dropped under
+// the producer) returns at once instead of waiting for the producer's
+// retries, which never end: kql's \q must not hang on the traffic.
+func TestCloseDoesNotWaitForAHeldProduce(t *testing.T) {
+	p := start(t)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p.Cluster().ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		p.Cluster().KeepControl()
+		once.Do(func() { close(held) })
+		p.Cluster().SleepControl(func() { <-release })
+		return nil, nil, false
+	})
+	if err := p.StartTraffic(Speed(10)); err != nil {
+		t.Fatal(err)
+	}
+	<-held // the generator's ProduceSync is waiting for this answer
+	stopped := make(chan struct{})
+	go func() { p.stopTraffic(); close(stopped) }()
+	select {
+	case <-stopped:
+		close(release)
+	case <-time.After(15 * time.Second): // the producer's own timeouts are longer; without the fix it waits forever
+		close(release)
+		<-stopped
+		t.Fatal("stopping the traffic waits for a produce that is never answered")
 	}
 }

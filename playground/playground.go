@@ -135,9 +135,18 @@ var topics = []topicSpec{
 }
 
 func (p *Playground) seed(ctx context.Context, now time.Time) error {
-	for _, t := range topics {
+	for i, t := range topics {
 		if err := p.c.CreateTopic(t.name, t.partitions, t.configs); err != nil {
 			return fmt.Errorf("creating topic %s: %w", t.name, err)
+		}
+		// kfake picks each leader at random, so a broker could lead none of
+		// orders' six partitions (one start in nine) and an example such as
+		// DESCRIBE TOPIC orders WHERE leader = 1 answer nothing: spread them.
+		for part := int32(0); part < t.partitions; part++ {
+			node := (part + int32(i)) % Brokers
+			if err := p.c.MoveTopicPartition(t.name, part, node); err != nil {
+				return fmt.Errorf("placing %s partition %d on broker %d: %w", t.name, part, node, err)
+			}
 		}
 	}
 	cl, err := kgo.NewClient(

@@ -307,3 +307,22 @@ func TestCloseLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryBrokerLeadsPartitionsOfOrders: leaders are placed, not left to
+// kfake's random choice, so every start has each broker leading orders'
+// partitions (the README's DESCRIBE TOPIC orders WHERE leader = 1 answers).
+func TestEveryBrokerLeadsPartitionsOfOrders(t *testing.T) {
+	for run := 0; run < 20; run++ { // a random placement misses a broker one start in nine
+		p := start(t)
+		led := map[int32]int{}
+		for part := int32(0); part < 6; part++ {
+			led[p.Cluster().LeaderFor("orders", part)]++
+		}
+		for node := int32(0); node < Brokers; node++ {
+			if led[node] != 2 {
+				t.Fatalf("start %d: orders' leaders %v: want two partitions on each of the %d brokers", run, led, Brokers)
+			}
+		}
+		p.Close()
+	}
+}
