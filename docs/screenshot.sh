@@ -4,13 +4,13 @@
 # `\watch 1` repeats SHOW GROUPS for $WAIT seconds, and the pane, colours
 # included (tmux capture-pane -e), is rendered to PNG by cmd/ansipng.
 #
-#   docs/screenshot.sh [OUT.png]      WAIT=60 COLS=170 ROWS=16 to change the defaults
+#   docs/screenshot.sh [OUT.png]      WAIT=45 COLS=230 ROWS=14 are the defaults (narrower panes drop the sparklines first)
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-docs/watch.png}
-wait=${WAIT:-40}
-cols=${COLS:-170}
-rows=${ROWS:-16}
+wait=${WAIT:-45}
+cols=${COLS:-230}
+rows=${ROWS:-14}
 command -v tmux >/dev/null || { echo "screenshot.sh: tmux is needed (apt-get install tmux)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
