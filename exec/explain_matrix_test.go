@@ -198,6 +198,10 @@ func kafkaAPIs() map[string]string {
 			out[strings.ToLower(n)] = n // EXPLAIN writes DescribeAcls, kmsg DescribeACLs
 		}
 	}
+	// Kafka's name for key 45, which kmsg calls AlterPartitionAssignments.
+	if n := kmsg.NameForKey(int16(kmsg.AlterPartitionAssignments)); n != "" {
+		out["alterpartitionreassignments"] = n
+	}
 	return out
 }
 
@@ -329,7 +333,15 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		"SHOW SHARE GROUPS",
 		"SHOW LOG DIRS",
 		"SHOW LOG DIRS FOR BROKER 2",
+		"SHOW HANGING TRANSACTIONS ON TOPIC orders",
+		"SHOW REASSIGNMENTS",
+		"SHOW FEATURES",
+		"ELECT LEADERS FOR TOPIC orders",
+		"ALTER TOPIC ordinals PARTITION 0 REPLICAS (1, 2, 0) EXECUTE",
+		"PRODUCE INTO other KEY 'k' VALUE 'v'",
+		"CREATE TOPIC fresh_topic PARTITIONS 3",
 		"DELETE GROUP g",
+		"DROP TOPIC ordinals",
 	}
 	for _, src := range stmts {
 		t.Run(src, func(t *testing.T) {
