@@ -156,12 +156,11 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			}
 		}
 		p.any("Metadata", what)
-		var parts []kafka.TopicPartition
-		for _, name := range m.TopicNames() {
-			if x.Topic == nil || name == *x.Topic {
-				parts = append(parts, partitionsOf(m.Topics[name])...)
-			}
+		match, err := likeMatcher(x.Like)
+		if err != nil {
+			return nil, err
 		}
+		_, parts := showPartitionsOf(m, x.Topic, match)
 		p.leaders("ListOffsets", m, parts)
 		p.step--
 		p.leaders("ListOffsets", m, parts) // both bounds in the same step, concurrently

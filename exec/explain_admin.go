@@ -59,10 +59,10 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err != nil {
 			return true, err
 		}
-		p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
+		explainGroupStatus(p, m, id, x.Group)
 		shareQuestion(p)
 		p.any("Metadata", "all topics")
-		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
+		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group + " (only if the group exists: a new one has no offsets)"}})
 		if m, err = s.explainResetReads(ctx, p, m, x.Topic, x.Partitions, x.To, "each committed partition's leader", "the group's committed partitions"); err != nil {
 			return true, err
 		}

@@ -20,9 +20,9 @@ func (s *Session) explainTxn(ctx context.Context, p *planner, m *kafka.Metadata,
 	judgeSteps := func(what string) {
 		p.any("Metadata", "brokers")
 		everyBroker(p, m, "ListTransactions", what+" (each broker lists only the transactional ids it coordinates)")
-		p.any("FindCoordinator", "their transactional ids (key type transaction)")
+		p.any("FindCoordinator", "their transactional ids, if any (key type transaction)")
 		p.step++
-		p.rows = append(p.rows, result.Row{p.step, "DescribeTransactions", nil, "each transactional id's coordinator", "its transactional ids, one request per coordinator"})
+		p.rows = append(p.rows, result.Row{p.step, "DescribeTransactions", nil, "each transactional id's coordinator", "its transactional ids, if any, one request per coordinator"})
 	}
 	switch x := stmt.(type) {
 	case *lang.ShowTransactions:

@@ -28,6 +28,21 @@ var showPartitionsCols = []result.Column{
 // partition whose leader did not answer (or that has none: offline) keeps
 // its row with NULL offsets, and the result is partial; a replica that
 // could not be sized leaves NULL sizes and a warning (see sizeReplicas).
+// showPartitionsOf is the topics SHOW PARTITIONS lists and the partitions
+// whose offsets and sizes it asks for: the one topic named, or those the
+// LIKE pattern matches. EXPLAIN lists its requests from the same answer.
+func showPartitionsOf(m *kafka.Metadata, topic *string, match func(string) bool) ([]string, []kafka.TopicPartition) {
+	var names []string
+	var parts []kafka.TopicPartition
+	for _, name := range m.TopicNames() {
+		if (topic == nil || name == *topic) && match(name) {
+			names = append(names, name)
+			parts = append(parts, partitionsOf(m.Topics[name])...)
+		}
+	}
+	return names, parts
+}
+
 func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (result.Result, error) {
 	match, err := likeMatcher(st.Like)
 	if err != nil {
@@ -44,14 +59,7 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	if st.Topic != nil && m.Topics[*st.Topic] == nil {
 		return nil, &kafka.UnknownTopicError{Topic: *st.Topic}
 	}
-	var parts []kafka.TopicPartition
-	var names []string
-	for _, name := range m.TopicNames() {
-		if match(name) {
-			names = append(names, name)
-			parts = append(parts, partitionsOf(m.Topics[name])...)
-		}
-	}
+	names, parts := showPartitionsOf(m, st.Topic, match)
 	var (
 		earliest, latest map[kafka.TopicPartition]kafka.OffsetAnswer
 		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
