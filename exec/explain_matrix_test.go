@@ -342,6 +342,10 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		"CREATE TOPIC fresh_topic PARTITIONS 3",
 		"DELETE GROUP g",
 		"DROP TOPIC ordinals",
+		// moving records: INSERT's dry run reads only; EXECUTE also
+		// writes through the transaction coordinator and the leaders
+		"INSERT INTO other SELECT * FROM orders LIMIT 3",
+		"INSERT INTO other SELECT * FROM orders WHERE partition IN (1, 4) LIMIT ALL EXECUTE",
 	}
 	for _, src := range stmts {
 		t.Run(src, func(t *testing.T) {

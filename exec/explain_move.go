@@ -52,7 +52,9 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 			if !ok {
 				break
 			}
-			p.step = row[0].(int64)
+			if st, ok := row[0].(int64); ok { // operator and note rows have no step
+				p.step = st
+			}
 			p.rows = append(p.rows, row)
 		}
 		if x.TopicExpr != nil {
@@ -103,7 +105,7 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 		p.step++
 		p.rows = append(p.rows, result.Row{p.step, "Produce", nil, "each partition's leader", what + ", one request per leader broker"})
 	}
-	coordRow("AddPartitionsToTxn", "each partition new to the transaction (brokers without transaction version 2)")
+	coordRow("AddPartitionsToTxn", "only if the brokers lack transaction version 2 (KIP-890; there the Produce adds the partition): each partition new to the transaction")
 	p.step++
 	coordRow("EndTxn", id+", once per transaction of at most 10,000 records")
 	return true, nil
