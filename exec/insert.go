@@ -362,7 +362,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
 	committed := map[int32]int64{}                    // source partition -> last offset committed
-	first := map[int32]int64{}                        // source partition -> first offset read
+	var starts map[int32]int64                        // source partition -> where the original range starts
 	resetTxn := func() { txnDests = map[kafka.TopicPartition]*insertDest{} }
 	resetTxn()
 	merge := func() {
@@ -381,15 +381,13 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			committed[sp] = o
 		}
 	}
-	err = p.rows(ctx, func(r *insertRow) error {
+	readCtx := withRangeStarts(ctx, func(m map[int32]int64) { starts = m })
+	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {
 			if upTo != nil {
 				if last, ok := upTo[r.srcPart]; !ok || r.srcOff > last {
 					return nil // arrived after the check: not part of this INSERT
 				}
-			}
-			if _, ok := first[r.srcPart]; !ok {
-				first[r.srcPart] = r.srcOff
 			}
 			copied[r.srcPart] = r.srcOff
 		}
@@ -421,7 +419,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		for _, d := range dests {
 			n += d.records
 		}
-		return nil, p.failure(err, w, committed, first, n)
+		return nil, p.failure(err, w, committed, starts, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
@@ -430,7 +428,11 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 
 // failure says what a failed EXECUTE committed, per source partition, and
 // the statement that copies the rest.
-func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[int32]int64, copiedRows int64) error {
+// starts is where the original range starts in each source partition it
+// covers: the resume lists every one of them, also a partition none of
+// whose rows came through before the failure (else they would never be
+// copied).
+func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[int32]int64, copiedRows int64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT failed: %v", err)
 	if w.Transactions() == 0 {
@@ -441,9 +443,14 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[in
 		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
 		return errors.New(b.String())
 	}
-	parts := make([]int32, 0, len(first))
-	for sp := range first {
+	parts := make([]int32, 0, len(starts)+len(committed))
+	for sp := range starts {
 		parts = append(parts, sp)
+	}
+	for sp := range committed {
+		if _, ok := starts[sp]; !ok {
+			parts = append(parts, sp)
+		}
 	}
 	slices.Sort(parts)
 	var done []string
@@ -453,7 +460,9 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[in
 			done = append(done, fmt.Sprintf("%d:%d", sp, o))
 			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
 		} else {
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: first[sp]})
+			// Nothing of it committed: from where the range started (-1,
+			// offsets not listed: clamped to the oldest when run).
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
 		}
 	}
 	fmt.Fprintf(&b, "; committed %d transactions, the last source offset copied per partition: %s", w.Transactions(), strings.Join(done, ", "))
