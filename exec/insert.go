@@ -419,11 +419,77 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		for _, d := range dests {
 			n += d.records
 		}
+		var unknown *kafka.CommitUnknownError
+		if errors.As(err, &unknown) {
+			inTxn := n
+			for _, d := range txnDests {
+				inTxn += d.records
+			}
+			return nil, p.failureUnknown(err, w, committed, copied, starts, n, inTxn)
+		}
 		return nil, p.failure(err, w, committed, starts, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
 	return res, nil
+}
+
+// failureUnknown is a failure whose last commit got no answer: it says
+// so, and gives the resume for either outcome, since only reading the
+// destination tells which one happened.
+func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, committed, copied, starts map[int32]int64, copiedRows, withLast int64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT failed: %v; %d transactions were committed before it", err, w.Transactions())
+	if len(copied) == 0 {
+		b.WriteString("; aggregate rows carry no source offset to resume from: check the destination before running it again")
+		return errors.New(b.String())
+	}
+	if stmt, ok := p.resume(committed, starts, copiedRows); ok {
+		fmt.Fprintf(&b, "; if the destination (read_committed) does not hold the last transaction: %s", stmt)
+	}
+	if stmt, ok := p.resume(copied, starts, withLast); ok {
+		fmt.Fprintf(&b, "; if it does: %s", stmt)
+	} else {
+		b.WriteString("; if it does, the INSERT is complete")
+	}
+	return errors.New(b.String())
+}
+
+// resume is the INSERT that copies what comes after done (per source
+// partition, the last offset copied); false when LIMIT is used up.
+func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (string, bool) {
+	parts := make([]int32, 0, len(starts)+len(done))
+	for sp := range starts {
+		parts = append(parts, sp)
+	}
+	for sp := range done {
+		if _, ok := starts[sp]; !ok {
+			parts = append(parts, sp)
+		}
+	}
+	slices.Sort(parts)
+	var pos []lang.PartitionOffset
+	for _, sp := range parts {
+		if o, ok := done[sp]; ok {
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
+		} else {
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
+		}
+	}
+	resume := *p.in
+	sel := *resume.Select
+	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
+	sel.Partitions = nil
+	sel.Skip = nil
+	if sel.Limit != nil {
+		left := *sel.Limit - copiedRows
+		if left <= 0 {
+			return "", false
+		}
+		sel.Limit = &left
+	}
+	resume.Select = &sel
+	return lang.Format(&resume), true
 }
 
 // failure says what a failed EXECUTE committed, per source partition, and
