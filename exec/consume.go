@@ -159,6 +159,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 			r.followFrom[tp] = b.end
 		}
 		r.toSkip = r.skip
+		reportRangeStarts(ctx, r.selected, r.mg.ranges)
 	}
 	res, err := wrapQuery(st, r)
 	if err != nil || !st.Follow {

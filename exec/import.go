@@ -95,7 +95,10 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 			err = fmt.Errorf("cancelled: %w", err)
 		}
 		where := "nothing was committed"
-		if committedLine > 0 {
+		var unknown *kafka.CommitUnknownError
+		if errors.As(err, &unknown) {
+			where = fmt.Sprintf("input lines 1-%d were committed (%d transactions); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, w.Transactions(), committedLine)
+		} else if committedLine > 0 {
 			where = fmt.Sprintf("input lines 1-%d were committed (%d transactions); resume with the lines after %d", committedLine, w.Transactions(), committedLine)
 		}
 		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)

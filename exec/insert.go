@@ -362,7 +362,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
 	committed := map[int32]int64{}                    // source partition -> last offset committed
-	first := map[int32]int64{}                        // source partition -> first offset read
+	var starts map[int32]int64                        // source partition -> where the original range starts
 	resetTxn := func() { txnDests = map[kafka.TopicPartition]*insertDest{} }
 	resetTxn()
 	merge := func() {
@@ -381,15 +381,13 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			committed[sp] = o
 		}
 	}
-	err = p.rows(ctx, func(r *insertRow) error {
+	readCtx := withRangeStarts(ctx, func(m map[int32]int64) { starts = m })
+	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {
 			if upTo != nil {
 				if last, ok := upTo[r.srcPart]; !ok || r.srcOff > last {
 					return nil // arrived after the check: not part of this INSERT
 				}
-			}
-			if _, ok := first[r.srcPart]; !ok {
-				first[r.srcPart] = r.srcOff
 			}
 			copied[r.srcPart] = r.srcOff
 		}
@@ -421,16 +419,86 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		for _, d := range dests {
 			n += d.records
 		}
-		return nil, p.failure(err, w, committed, first, n)
+		var unknown *kafka.CommitUnknownError
+		if errors.As(err, &unknown) {
+			inTxn := n
+			for _, d := range txnDests {
+				inTxn += d.records
+			}
+			return nil, p.failureUnknown(err, w, committed, copied, starts, n, inTxn)
+		}
+		return nil, p.failure(err, w, committed, starts, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
 	return res, nil
 }
 
+// failureUnknown is a failure whose last commit got no answer: it says
+// so, and gives the resume for either outcome, since only reading the
+// destination tells which one happened.
+func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, committed, copied, starts map[int32]int64, copiedRows, withLast int64) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "INSERT failed: %v; %d transactions were committed before it", err, w.Transactions())
+	if len(copied) == 0 {
+		b.WriteString("; aggregate rows carry no source offset to resume from: check the destination before running it again")
+		return errors.New(b.String())
+	}
+	if stmt, ok := p.resume(committed, starts, copiedRows); ok {
+		fmt.Fprintf(&b, "; if the destination (read_committed) does not hold the last transaction: %s", stmt)
+	}
+	if stmt, ok := p.resume(copied, starts, withLast); ok {
+		fmt.Fprintf(&b, "; if it does: %s", stmt)
+	} else {
+		b.WriteString("; if it does, the INSERT is complete")
+	}
+	return errors.New(b.String())
+}
+
+// resume is the INSERT that copies what comes after done (per source
+// partition, the last offset copied); false when LIMIT is used up.
+func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (string, bool) {
+	parts := make([]int32, 0, len(starts)+len(done))
+	for sp := range starts {
+		parts = append(parts, sp)
+	}
+	for sp := range done {
+		if _, ok := starts[sp]; !ok {
+			parts = append(parts, sp)
+		}
+	}
+	slices.Sort(parts)
+	var pos []lang.PartitionOffset
+	for _, sp := range parts {
+		if o, ok := done[sp]; ok {
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
+		} else {
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
+		}
+	}
+	resume := *p.in
+	sel := *resume.Select
+	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
+	sel.Partitions = nil
+	sel.Skip = nil
+	if sel.Limit != nil {
+		left := *sel.Limit - copiedRows
+		if left <= 0 {
+			return "", false
+		}
+		sel.Limit = &left
+	}
+	resume.Select = &sel
+	return lang.Format(&resume), true
+}
+
 // failure says what a failed EXECUTE committed, per source partition, and
 // the statement that copies the rest.
-func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[int32]int64, copiedRows int64) error {
+// starts is where the original range starts in each source partition it
+// covers: the resume lists every one of them, also a partition none of
+// whose rows came through before the failure (else they would never be
+// copied).
+func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[int32]int64, copiedRows int64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT failed: %v", err)
 	if w.Transactions() == 0 {
@@ -441,9 +509,14 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[in
 		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
 		return errors.New(b.String())
 	}
-	parts := make([]int32, 0, len(first))
-	for sp := range first {
+	parts := make([]int32, 0, len(starts)+len(committed))
+	for sp := range starts {
 		parts = append(parts, sp)
+	}
+	for sp := range committed {
+		if _, ok := starts[sp]; !ok {
+			parts = append(parts, sp)
+		}
 	}
 	slices.Sort(parts)
 	var done []string
@@ -453,7 +526,9 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, first map[in
 			done = append(done, fmt.Sprintf("%d:%d", sp, o))
 			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
 		} else {
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: first[sp]})
+			// Nothing of it committed: from where the range started (-1,
+			// offsets not listed: clamped to the oldest when run).
+			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
 		}
 	}
 	fmt.Fprintf(&b, "; committed %d transactions, the last source offset copied per partition: %s", w.Transactions(), strings.Join(done, ", "))

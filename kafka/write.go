@@ -273,7 +273,16 @@ func (w *Writer) Commit(ctx context.Context) error {
 		return w.abortWith(err)
 	}
 	if err := w.p.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return w.abortWith(fmt.Errorf("commit of transaction %s (EndTxn to its coordinator): %w", w.cfg.TransactionalID, err))
+		var refused *kerr.Error
+		if errors.As(err, &refused) {
+			// The coordinator answered and refused: not committed.
+			return w.abortWith(fmt.Errorf("commit of transaction %s (EndTxn to its coordinator): %w", w.cfg.TransactionalID, err))
+		}
+		// No answer (timeout, cancel, connection lost): the coordinator
+		// may have committed it. Saying "aborted" here would make a rerun
+		// copy its records twice.
+		_ = w.Abort()
+		return &CommitUnknownError{TransactionalID: w.cfg.TransactionalID, Err: err}
 	}
 	w.inTxn = false
 	w.txns++
@@ -292,6 +301,20 @@ func (w *Writer) Commit(ctx context.Context) error {
 	w.mu.Unlock()
 	return nil
 }
+
+// CommitUnknownError is a commit the coordinator did not answer: the
+// transaction may be committed or not, and only reading the destination
+// (read_committed) tells which.
+type CommitUnknownError struct {
+	TransactionalID string
+	Err             error
+}
+
+func (e *CommitUnknownError) Error() string {
+	return fmt.Sprintf("commit of transaction %s (EndTxn to its coordinator) got no answer (%v): its outcome is unknown, it may or may not be committed", e.TransactionalID, e.Err)
+}
+
+func (e *CommitUnknownError) Unwrap() error { return e.Err }
 
 // abortWith aborts the open transaction and returns cause, annotated with
 // the abort's own failure if it had one.

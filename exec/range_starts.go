@@ -1,0 +1,37 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/kql-dev/kql/kafka"
+)
+
+// A statement that runs a SELECT as its source (INSERT ... SELECT) needs
+// to know where the SELECT's forward read starts in every partition it
+// selected, not only in those whose rows came through: a resume statement
+// must cover every partition of the original range.
+
+type rangeStartsKey struct{}
+
+// withRangeStarts asks the forward read run under ctx to report, once its
+// range is resolved, its start offset per selected partition; a partition
+// whose offsets could not be listed is reported at -1 (read from the
+// oldest offset).
+func withRangeStarts(ctx context.Context, fn func(map[int32]int64)) context.Context {
+	return context.WithValue(ctx, rangeStartsKey{}, fn)
+}
+
+func reportRangeStarts(ctx context.Context, selected []kafka.TopicPartition, ranges []kafka.Range) {
+	fn, _ := ctx.Value(rangeStartsKey{}).(func(map[int32]int64))
+	if fn == nil {
+		return
+	}
+	starts := make(map[int32]int64, len(selected))
+	for _, tp := range selected {
+		starts[tp.Partition] = -1
+	}
+	for _, rg := range ranges {
+		starts[rg.TP.Partition] = rg.Start
+	}
+	fn(starts)
+}
