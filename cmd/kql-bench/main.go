@@ -46,7 +46,6 @@ type config struct {
 	flatN      int64
 	kql        string
 	kcat       string
-	baseline   string // another kql binary timed beside -kql in the same rounds
 	reseed     bool
 	only       []string // keep only the contenders whose name holds one of these (and what their goals refer to)
 
@@ -73,7 +72,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.flat, "flat", true, "also check that peak RSS stays flat over a topic with -flat-n records")
 	fs.Int64Var(&c.flatN, "flat-n", 0, "records in the -flat topic (default 10 * -n)")
 	fs.StringVar(&c.kql, "kql", "", "use this kql binary instead of building ./cmd/kql")
-	fs.StringVar(&c.baseline, "baseline", "", "also time this kql `binary` (an older build) in the same rounds, each of its contenders named \"base ...\"")
 	fs.StringVar(&c.kcat, "kcat", "kcat", "kcat binary; skipped when not found")
 	only := fs.String("only", "", "time only the contenders whose name contains one of these comma-separated words (plus the floor and each goal's reference), e.g. 'jsonl OLDEST,csv,tsv,table,SHOW TOPICS'")
 	fs.BoolVar(&c.reseed, "reseed", false, "delete and re-create a topic that exists with the wrong number of records")
@@ -256,7 +254,6 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 
 // wants reports whether -only lets a contender named name run.
 func (c *config) wants(name string) bool {
-	name = strings.TrimPrefix(name, "base ")
 	if len(c.only) == 0 || name == floorName {
 		return true
 	}
