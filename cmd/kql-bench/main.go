@@ -47,7 +47,6 @@ type config struct {
 	kql        string
 	kcat       string
 	reseed     bool
-	only       []string // keep only the contenders whose name holds one of these (and what their goals refer to)
 
 	// Hidden modes: the bench re-executes itself as a contender.
 	floor       bool     // the bare franz-go consumer
@@ -73,7 +72,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Int64Var(&c.flatN, "flat-n", 0, "records in the -flat topic (default 10 * -n)")
 	fs.StringVar(&c.kql, "kql", "", "use this kql binary instead of building ./cmd/kql")
 	fs.StringVar(&c.kcat, "kcat", "kcat", "kcat binary; skipped when not found")
-	only := fs.String("only", "", "time only the contenders whose name contains one of these comma-separated words (plus the floor and each goal's reference), e.g. 'jsonl OLDEST,csv,tsv,table,SHOW TOPICS'")
 	fs.BoolVar(&c.reseed, "reseed", false, "delete and re-create a topic that exists with the wrong number of records")
 	fs.BoolVar(&c.floor, "floor", false, "(internal) run as the floor contender")
 	fs.BoolVar(&c.execConsume, "exec-consume", false, "(internal) run CONSUME through kql's exec API")
@@ -82,11 +80,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.spawn, "spawn", "", "(internal) run the arguments after -- and write their rusage to `FILE`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
-	}
-	for _, w := range strings.Split(*only, ",") {
-		if w = strings.TrimSpace(w); w != "" {
-			c.only = append(c.only, w)
-		}
 	}
 	if c.spawn != "" {
 		c.argv = fs.Args()
@@ -204,11 +197,9 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reg.close()
-	if c.wants("Avro") {
-		fmt.Fprintf(stdout, "schema registry: srfake at %s, subject %s-value, schema id %d\n", reg.URL(), avroTopic, avroSchemaID)
-		if err := seedTopic(ctx, cl.bootstrap, avroTopic, c.n, c.partitions, avroValues, c.reseed, stdout); err != nil {
-			return err
-		}
+	fmt.Fprintf(stdout, "schema registry: srfake at %s, subject %s-value, schema id %d\n", reg.URL(), avroTopic, avroSchemaID)
+	if err := seedTopic(ctx, cl.bootstrap, avroTopic, c.n, c.partitions, avroValues, c.reseed, stdout); err != nil {
+		return err
 	}
 
 	env := &benchEnv{
@@ -224,7 +215,6 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs = c.keep(cs)
 	for _, n := range notes {
 		fmt.Fprintln(stdout, "note:", n)
 	}
@@ -250,40 +240,4 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "load after:", loadavg())
 	fmt.Fprintf(stdout, "total %s\n", time.Since(started).Round(time.Second))
 	return nil
-}
-
-// wants reports whether -only lets a contender named name run.
-func (c *config) wants(name string) bool {
-	if len(c.only) == 0 || name == floorName {
-		return true
-	}
-	for _, w := range c.only {
-		if strings.Contains(name, w) {
-			return true
-		}
-	}
-	return false
-}
-
-// keep drops the contenders -only excludes, keeping those a kept one's goal
-// is measured against, so every ratio in the report still has its reference.
-func (c *config) keep(cs []*contender) []*contender {
-	want := map[string]bool{}
-	for _, k := range cs {
-		if c.wants(k.name) {
-			want[k.name] = true
-			for _, ref := range []string{k.goal.wallRef, k.goal.flatRef} {
-				if ref != "" {
-					want[ref] = true
-				}
-			}
-		}
-	}
-	var out []*contender
-	for _, k := range cs {
-		if want[k.name] {
-			out = append(out, k)
-		}
-	}
-	return out
 }
