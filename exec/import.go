@@ -79,9 +79,12 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		return nil, err
 	}
 	defer w.Close()
+	prog := result.MoveProgressOf(ctx) // the shell's progress line
+	prog.Begin(0, fileSize(src.File, src.Stdin))
 	committedLine := 0
-	err = s.eachImported(ctx, st, t, ingest.NewReader(in, name, format, opt), func(rec *kafka.OutRecord, line int) error {
+	err = s.eachImported(ctx, st, t, ingest.NewReader(prog.Reader(in), name, format, opt), func(rec *kafka.OutRecord, line int) error {
 		committed, err := w.Write(ctx, rec)
+		prog.Wrote(rec.Size())
 		if committed {
 			committedLine = line
 		}

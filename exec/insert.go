@@ -358,6 +358,8 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, err
 	}
 	defer w.Close()
+	prog := result.MoveProgressOf(ctx) // the shell's progress line
+	prog.Begin(0, 0)
 	dests := map[kafka.TopicPartition]*insertDest{}
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
@@ -401,6 +403,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		d.bytes += r.rec.Size()
 		d.last = r.at()
 		done, err := w.Write(ctx, &r.rec)
+		prog.Wrote(r.rec.Size())
 		if done {
 			merge()
 		}

@@ -52,6 +52,8 @@ type contender struct {
 	timeout time.Duration // kill the child after this
 	check   func(path string) error
 	goal    goal
+	// prepare runs before each run, untimed (a writer's empty destination).
+	prepare func(context.Context) error
 
 	// registryLog is the schema registry requests of the contender's last
 	// run, for the report.
@@ -155,6 +157,16 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 				check: func(path string) error { return checkContains(path, fmt.Sprintf("topic %q", c.topic)) }})
 	} else {
 		cs = append(cs, &contender{name: "kql SHOW TOPICS", argv: []string{e.kql, "-b", e.bootstrap, "-e", "SHOW TOPICS"}, check: topicLine})
+	}
+	moves, moveNotes, err := moveContenders(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs = append(cs, moves...)
+	notes = append(notes, moveNotes...)
+	cs = slices.DeleteFunc(cs, func(k *contender) bool { return !c.wants(k.name) })
+	if len(cs) == 0 {
+		return nil, nil, fmt.Errorf("-only %q matches no contender", c.only)
 	}
 	for _, k := range cs {
 		if k.timeout == 0 {

@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -47,6 +48,7 @@ type config struct {
 	kql        string
 	kcat       string
 	reseed     bool
+	only       *regexp.Regexp // time only the contenders whose names match (nil: all)
 
 	// Hidden modes: the bench re-executes itself as a contender.
 	floor       bool     // the bare franz-go consumer
@@ -78,8 +80,16 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Int64Var(&c.limit, "limit", 0, "(internal) LIMIT for -exec-consume")
 	fs.StringVar(&c.registry, "registry", "", "(internal) schema registry URL for -exec-consume")
 	fs.StringVar(&c.spawn, "spawn", "", "(internal) run the arguments after -- and write their rusage to `FILE`")
+	only := fs.String("only", "", "time only the contenders whose names match this `regexp` (e.g. 'import|kcat -P|INSERT'); the goals whose reference is not timed are left out")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if *only != "" {
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			return nil, fmt.Errorf("-only: %w", err)
+		}
+		c.only = re
 	}
 	if c.spawn != "" {
 		c.argv = fs.Args()
@@ -137,6 +147,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// wants says whether -only lets the contender named name run.
+func (c *config) wants(name string) bool { return c.only == nil || c.only.MatchString(name) }
 
 func splitAddrs(s string) []string {
 	var out []string
@@ -197,9 +210,11 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer reg.close()
-	fmt.Fprintf(stdout, "schema registry: srfake at %s, subject %s-value, schema id %d\n", reg.URL(), avroTopic, avroSchemaID)
-	if err := seedTopic(ctx, cl.bootstrap, avroTopic, c.n, c.partitions, avroValues, c.reseed, stdout); err != nil {
-		return err
+	if c.wants("Avro") {
+		fmt.Fprintf(stdout, "schema registry: srfake at %s, subject %s-value, schema id %d\n", reg.URL(), avroTopic, avroSchemaID)
+		if err := seedTopic(ctx, cl.bootstrap, avroTopic, c.n, c.partitions, avroValues, c.reseed, stdout); err != nil {
+			return err
+		}
 	}
 
 	env := &benchEnv{

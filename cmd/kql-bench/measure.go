@@ -78,6 +78,11 @@ func runChild(ctx context.Context, e *benchEnv, argv []string, timeout time.Dura
 // registry requests the run made: children run one at a time, so the
 // requests between its start and its end are its own.
 func runContender(ctx context.Context, e *benchEnv, k *contender, stdoutPath string) (sample, error) {
+	if k.prepare != nil {
+		if err := k.prepare(ctx); err != nil {
+			return sample{}, fmt.Errorf("%s: preparing a run: %w", k.name, err)
+		}
+	}
 	if e.registry == nil {
 		return runChild(ctx, e, k.argv, k.timeout, stdoutPath)
 	}

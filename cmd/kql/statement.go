@@ -89,7 +89,9 @@ func (a *app) execute(ctx context.Context, stmt lang.Statement) (outcome, error)
 		defer a.reg.SetTrace(nil)
 	}
 	start := time.Now()
-	res, err := a.conn.exec.Execute(ctx, stmt)
+	moveCtx, stopMove := a.watchMove(ctx, stmt)
+	res, err := a.conn.exec.Execute(moveCtx, stmt)
+	stopMove()
 	if err != nil {
 		a.failed = true
 		return failed, &statementError{name, waits.explain(contextCause(ctx, err)), a.who()}
