@@ -70,24 +70,7 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 			if readCommitted {
 				req.IsolationLevel = 1
 			}
-			for _, tps := range byTopic(bparts) {
-				rt := kmsg.NewFetchRequestTopic()
-				rt.Topic = tps.topic
-				if mt, ok := m.Topics[tps.topic]; ok {
-					rt.TopicID = mt.ID
-				}
-				for _, p := range tps.partitions {
-					rp := kmsg.NewFetchRequestTopicPartition()
-					rp.Partition = p
-					rp.FetchOffset = positions[TopicPartition{tps.topic, p}]
-					rp.CurrentLeaderEpoch = -1
-					rp.LastFetchedEpoch = -1
-					rp.LogStartOffset = -1
-					rp.PartitionMaxBytes = maxBytes
-					rt.Partitions = append(rt.Partitions, rp)
-				}
-				req.Topics = append(req.Topics, rt)
-			}
+			req.Topics = fetchTopics(m, bparts, positions, func(TopicPartition) int32 { return maxBytes })
 			return req
 		},
 		Parse: func(raw kmsg.Response) []PartAnswer[FetchAnswer] {
@@ -130,4 +113,31 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 		failed = nil
 	}
 	return got, failed, err
+}
+
+// fetchTopics is a Fetch's topics without a fetch session: each of bparts
+// from its offset, with its byte share, named by topic id and name (the
+// broker reads the one its Fetch version has).
+func fetchTopics(m *Metadata, bparts []TopicPartition, offsets map[TopicPartition]int64, share func(TopicPartition) int32) []kmsg.FetchRequestTopic {
+	var topics []kmsg.FetchRequestTopic
+	for _, tps := range byTopic(bparts) {
+		rt := kmsg.NewFetchRequestTopic()
+		rt.Topic = tps.topic
+		if mt, ok := m.Topics[tps.topic]; ok {
+			rt.TopicID = mt.ID
+		}
+		for _, p := range tps.partitions {
+			tp := TopicPartition{tps.topic, p}
+			rp := kmsg.NewFetchRequestTopicPartition()
+			rp.Partition = p
+			rp.FetchOffset = offsets[tp]
+			rp.CurrentLeaderEpoch = -1
+			rp.LastFetchedEpoch = -1
+			rp.LogStartOffset = -1
+			rp.PartitionMaxBytes = share(tp)
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		topics = append(topics, rt)
+	}
+	return topics
 }

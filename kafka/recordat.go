@@ -179,24 +179,7 @@ func recordAtRequest(m *Metadata, bparts []TopicPartition, offsets map[TopicPart
 	req.MaxBytes = int32(min(sum, recordAtResponseBytes))
 	req.SessionID = 0
 	req.SessionEpoch = -1 // no fetch session
-	for _, tps := range byTopic(bparts) {
-		rt := kmsg.NewFetchRequestTopic()
-		rt.Topic = tps.topic
-		if mt, ok := m.Topics[tps.topic]; ok {
-			rt.TopicID = mt.ID
-		}
-		for _, p := range tps.partitions {
-			rp := kmsg.NewFetchRequestTopicPartition()
-			rp.Partition = p
-			rp.FetchOffset = offsets[TopicPartition{tps.topic, p}]
-			rp.CurrentLeaderEpoch = -1
-			rp.LastFetchedEpoch = -1
-			rp.LogStartOffset = -1
-			rp.PartitionMaxBytes = shares[TopicPartition{tps.topic, p}]
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		req.Topics = append(req.Topics, rt)
-	}
+	req.Topics = fetchTopics(m, bparts, offsets, func(tp TopicPartition) int32 { return shares[tp] })
 	return req
 }
 
