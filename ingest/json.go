@@ -64,7 +64,13 @@ func (r *Reader) jsonRecord(line []byte, n, base int) (*Record, error) {
 		case "offset":
 			// The source offset: informative only, a new topic assigns its own.
 		case "timestamp":
-			ts, err := jsonTime(raw)
+			var ts time.Time
+			var err error
+			if v.Type == gjson.String { // gjson has unquoted it already
+				ts, err = parseTime(v.Str)
+			} else {
+				ts, err = jsonTime(raw)
+			}
 			if err != nil {
 				ferr = fail(name, err.Error())
 				return false
