@@ -82,12 +82,8 @@ var kdcPort = func() (int, error) {
 }
 
 func startKDCOnce(ctx context.Context) (k *KDC, err error) {
-	dir, err := os.MkdirTemp("", "kql-kafka-kdc-")
+	dir, err := ownedTempDir("kql-kafka-kdc-", "KDC")
 	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	// made, not k: every failing return below sets k to nil before this

@@ -223,13 +223,9 @@ func startOAuthOnce(ctx context.Context, cfg OAuthServerConfig, java, libs strin
 	defer cancel()
 	// kql-kafka-*: sweepStale removes it if this process dies without
 	// tearing down, and kills the JVM recorded in it.
-	dir, err := os.MkdirTemp("", "kql-kafka-oauth-")
+	dir, err := ownedTempDir("kql-kafka-oauth-", "OAuth server")
 	if err != nil {
-		return nil, fmt.Errorf("creating the OAuth server directory: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("writing the OAuth server owner file: %w", err)
+		return nil, err
 	}
 	s := &OAuthServer{cfg: cfg, dir: dir}
 	defer func() {

@@ -184,15 +184,9 @@ func startOnce(ctx context.Context, cfg RealConfig, java, libs string) (_ *Real,
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
 
-	dir, err := os.MkdirTemp("", "kql-kafka-")
+	dir, err := ownedTempDir("kql-kafka-", "cluster")
 	if err != nil {
-		return nil, fmt.Errorf("creating the cluster directory: %w", err)
-	}
-	// The owner file lets a later run remove this directory if this
-	// process dies without tearing down (see sweepStale).
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("writing the cluster owner file: %w", err)
+		return nil, err
 	}
 	r := &Real{cfg: cfg, java: java, libs: libs, dir: dir, closed: make(chan struct{})}
 	defer func() {

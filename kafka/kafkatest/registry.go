@@ -203,15 +203,9 @@ func startRegistryOnce(ctx context.Context, cfg RegistryConfig, java, jar string
 	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
 	defer cancel()
 
-	dir, err := os.MkdirTemp("", "kql-registry-")
+	dir, err := ownedTempDir("kql-registry-", "registry")
 	if err != nil {
-		return nil, fmt.Errorf("creating the registry directory: %w", err)
-	}
-	// The owner file lets a later run remove this directory if this
-	// process dies without tearing down (see sweepStale).
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("writing the registry owner file: %w", err)
+		return nil, err
 	}
 	r := &Registry{cfg: cfg, java: java, jar: jar, dir: dir}
 	defer func() {

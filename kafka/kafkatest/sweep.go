@@ -61,3 +61,18 @@ func commandNames(pid int, dir string) bool {
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return err == nil && bytes.Contains(cmdline, []byte(dir+string(filepath.Separator)))
 }
+
+// ownedTempDir makes a test-bed directory whose owner file names this
+// process, so that sweepStale removes it (and kills what it records) if the
+// process dies without tearing down. what names it in errors.
+func ownedTempDir(prefix, what string) (string, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", fmt.Errorf("creating the %s directory: %w", what, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("writing the %s owner file: %w", what, err)
+	}
+	return dir, nil
+}
