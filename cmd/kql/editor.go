@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/chzyer/readline"
@@ -56,13 +57,16 @@ func (e *bufioEditor) Close() error      { return nil }
 // when stdin and stdout are both terminals: on pipes readline is slow and
 // pointless.
 type readlineEditor struct {
-	rl *readline.Instance
+	rl    *readline.Instance
+	pw    *secretLine
+	stdin *readline.CancelableStdin
 }
 
 func newReadlineEditor(in *os.File, out, errOut io.Writer, completer readline.AutoCompleter) (*readlineEditor, error) {
+	stdin := readline.NewCancelableStdin(in)
 	cfg := &readline.Config{
 		Prompt:                 "kql> ",
-		Stdin:                  readline.NewCancelableStdin(in),
+		Stdin:                  stdin,
 		Stdout:                 out,
 		Stderr:                 errOut,
 		AutoComplete:           completer,
@@ -72,10 +76,14 @@ func newReadlineEditor(in *os.File, out, errOut io.Writer, completer readline.Au
 		EOFPrompt:              "^D",
 	}
 	var ops atomic.Pointer[readline.Operation]
-	// readline's completion list swallows Ctrl-C (it only closes the list),
-	// so the typed line stayed and the next statement was glued to it.
-	// Close the list first and let the interrupt clear the line as usual.
+	pw := &secretLine{}
 	cfg.FuncFilterInputRune = func(r rune) (rune, bool) {
+		if pw.capture(r) {
+			return r, false
+		}
+		// readline's completion list swallows Ctrl-C (it only closes the
+		// list), so the typed line stayed and the next statement was glued
+		// to it. Close the list first and let the interrupt clear the line.
 		if op := ops.Load(); r == readline.CharInterrupt && op != nil && op.IsInCompleteMode() {
 			op.ExitCompleteMode(false)
 		}
@@ -86,7 +94,80 @@ func newReadlineEditor(in *os.File, out, errOut io.Writer, completer readline.Au
 		return nil, err
 	}
 	ops.Store(rl.Operation)
-	return &readlineEditor{rl: rl}, nil
+	return &readlineEditor{rl: rl, pw: pw, stdin: stdin}, nil
+}
+
+// ReadPassword reads a line without echo through the editor, which owns
+// the terminal (its reader goroutine may already hold the next keys, so a
+// read past it would lose them). readline's own password mode swaps the
+// editor's configuration under its reader goroutine, a data race
+// (chzyer/readline 1.5.1: SetConfig against ioloop) that -race reported in
+// CI; instead the input filter keeps the typed runes and the editor sees an
+// empty line, so nothing is echoed and nothing can reach the history.
+func (e *readlineEditor) ReadPassword(prompt string) ([]byte, error) {
+	e.pw.start()
+	e.rl.SetPrompt(prompt)
+	_, err := e.rl.Readline()
+	secret := e.pw.stop()
+	if err != nil {
+		return nil, err
+	}
+	return []byte(secret), nil
+}
+
+// secretLine collects a password's runes while a password is read. Its
+// methods run on readline's reader goroutine (capture) and on the shell's
+// (start, stop), hence the lock.
+type secretLine struct {
+	mu     sync.Mutex
+	active bool
+	runes  []rune
+}
+
+func (s *secretLine) start() {
+	s.mu.Lock()
+	s.active, s.runes = true, s.runes[:0]
+	s.mu.Unlock()
+}
+
+func (s *secretLine) stop() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	secret := string(s.runes)
+	for i := range s.runes {
+		s.runes[i] = 0
+	}
+	s.active, s.runes = false, s.runes[:0]
+	return secret
+}
+
+// capture reports whether r was taken as part of the password (so readline
+// must not see it). Enter, Ctrl-C and the end of input pass to readline,
+// which then returns the (empty) line, the interrupt or EOF; Ctrl-D ends
+// the input only on an empty password, as on a shell's line.
+func (s *secretLine) capture(r rune) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.active {
+		return false
+	}
+	switch r {
+	case 0, readline.CharEnter, readline.CharCtrlJ, readline.CharInterrupt:
+		return false
+	case readline.CharDelete:
+		return len(s.runes) > 0
+	case readline.CharBackspace, readline.CharCtrlH:
+		if len(s.runes) > 0 {
+			s.runes = s.runes[:len(s.runes)-1]
+		}
+	case readline.CharCtrlU:
+		s.runes = s.runes[:0]
+	default:
+		if r >= ' ' {
+			s.runes = append(s.runes, r)
+		}
+	}
+	return true
 }
 
 func (e *readlineEditor) ReadLine(prompt string) (string, error) {
@@ -99,4 +180,12 @@ func (e *readlineEditor) ReadLine(prompt string) (string, error) {
 }
 
 func (e *readlineEditor) AddHistory(entry string) { e.rl.SaveHistory(oneLine(entry)) }
-func (e *readlineEditor) Close() error            { return e.rl.Close() }
+
+// Close stops the editor. readline wraps the configured stdin, so its own
+// Close never cancels a read the terminal goroutine already started (one
+// starts early whenever a key was filtered out, as a password's are); it
+// then waits for that read forever. Cancelling our stdin first ends it.
+func (e *readlineEditor) Close() error {
+	e.stdin.Close()
+	return e.rl.Close()
+}

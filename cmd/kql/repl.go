@@ -230,7 +230,7 @@ func (r *repl) openEditor() error {
 			r.ed = ed
 			// The editor owns the terminal while the shell runs: a
 			// password is read through it, not past it.
-			a.readPassword = ed.rl.ReadPassword
+			a.readPassword = ed.ReadPassword
 			return nil
 		}
 		a.warnf("line editing is off: %v", err)
