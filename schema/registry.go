@@ -44,9 +44,10 @@ type Config struct {
 // Registry is a schema registry client with a per-session cache of
 // compiled schemas by id. It is safe for concurrent use.
 type Registry struct {
-	cl    *sr.Client
-	urls  string
-	trace atomic.Pointer[func(TraceEvent)]
+	cl        *sr.Client
+	urls      string
+	trace     atomic.Pointer[func(TraceEvent)]
+	transport *http.Transport // its idle sockets, closed by Close
 
 	mu   sync.Mutex
 	byID map[int]*codecEntry
@@ -106,7 +107,7 @@ func Open(cfg Config) (*Registry, error) {
 	if cfg.TLS != nil {
 		tr.TLSClientConfig = cfg.TLS.Clone()
 	}
-	r := &Registry{urls: strings.Join(cfg.URLs, ","), byID: map[int]*codecEntry{}}
+	r := &Registry{urls: strings.Join(cfg.URLs, ","), byID: map[int]*codecEntry{}, transport: tr}
 	opts := []sr.ClientOpt{
 		sr.URLs(cfg.URLs...),
 		sr.HTTPClient(&http.Client{Timeout: timeout, Transport: &tracingTransport{next: tr, r: r}}),
@@ -124,6 +125,16 @@ func Open(cfg Config) (*Registry, error) {
 	}
 	r.cl = cl
 	return r, nil
+}
+
+// Close drops the client's idle connections to the registry. The shell
+// calls it when \connect replaces the registry (the old one's keep-alive
+// sockets would otherwise stay open for the rest of the session) and at
+// exit. The Registry must not be used afterwards.
+func (r *Registry) Close() {
+	if r != nil && r.transport != nil {
+		r.transport.CloseIdleConnections()
+	}
 }
 
 // TraceEvent is one HTTP request to the registry, for \trace.

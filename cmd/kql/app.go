@@ -288,6 +288,7 @@ func (a *app) closeAll() {
 		a.conn.close()
 		a.conn = nil
 	}
+	a.reg.Close()
 	if a.stopPG != nil {
 		a.stopPG()
 		a.stopPG = nil

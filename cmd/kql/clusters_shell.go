@@ -134,12 +134,16 @@ func (a *app) connectProfile(ctx context.Context, name string) error {
 	defer cancel()
 	conn, err := a.rt.dial(dctx, cfg)
 	if err != nil {
+		reg.Close()
 		if se := kafka.AsSecurityError(err); se != nil {
 			return still(fmt.Errorf("%s", s.securityMessage(se)))
 		}
 		return still(err)
 	}
 	a.kcfg, a.sett, a.profile = cfg, s, p
+	if a.reg != reg {
+		a.reg.Close() // its keep-alive sockets to the old registry
+	}
 	a.reg, a.regDesc = reg, regDesc
 	a.setGuard(p.cc)
 	// The new profile's local schemas (kql.schema.*, kql.proto.*) replace
