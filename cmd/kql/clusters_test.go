@@ -361,3 +361,22 @@ func TestProfileRegistryWarningNamesTheProfile(t *testing.T) {
 		t.Fatalf("want %q (and no --command-config):\n%s", want, r)
 	}
 }
+
+// TestProfileRegistryErrorsNameTheProfile: a registry setting a profile
+// gets wrong is reported against that profile, not against a
+// --command-config the user never gave.
+func TestProfileRegistryErrorsNameTheProfile(t *testing.T) {
+	h := newHarness(t)
+	profileHome(t, h, map[string]string{
+		"inherit": "bootstrap.servers=a:1\nschema.registry.url=https://sr:8081\nbasic.auth.credentials.source=SASL_INHERIT\n",
+	})
+	r := h.run("-c", "inherit", "-e", "SHOW TOPICS;")
+	want := `basic.auth.credentials.source=SASL_INHERIT in cluster profile "inherit" needs the Kafka SASL settings`
+	if r.code != exitUsage || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "--command-config") {
+		t.Fatalf("want %q:\n%s", want, r)
+	}
+	r = h.run("--schema-registry-user", "bob", "-e", "SHOW TOPICS;")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--schema-registry-user needs --schema-registry URL (or schema.registry.url in --command-config or a cluster profile)") {
+		t.Fatalf("%s", r)
+	}
+}

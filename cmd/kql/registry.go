@@ -28,6 +28,7 @@ const registryPasswordEnv = "KQL_SCHEMA_REGISTRY_PASSWORD"
 type registrySettings struct {
 	urls      []string
 	urlSource string // for messages: "--schema-registry" or "schema.registry.url in FILE"
+	fileLabel string // the file its keys came from: "--command-config" or `cluster profile "prod"`
 
 	user           string
 	password       string
@@ -133,6 +134,7 @@ func registryURL(raw string) (string, *url.Userinfo, error) {
 // schema.registry.ssl.* TLS settings.
 func registryProps(r *registrySettings, label, path string, get func(string) (string, bool), rel func(string) string,
 	bad func(key, format string, a ...any) error) (warnings []string, err error) {
+	r.fileLabel = label
 	// either returns the first of a key and its prefixed spelling given.
 	either := func(key string) (string, string, bool) {
 		for _, k := range []string{key, "schema.registry." + key} {
@@ -259,19 +261,19 @@ func resolveRegistry(s *connSettings, o *options, getenv func(string) string, pr
 	if len(r.urls) == 0 {
 		switch {
 		case o.schemaRegistryUser != "":
-			return usagef("--schema-registry-user needs --schema-registry URL (or schema.registry.url in --command-config)")
+			return usagef("--schema-registry-user needs --schema-registry URL (or schema.registry.url in %s)", r.inFile())
 		case o.schemaRegistryCA != "":
-			return usagef("--schema-registry-ca needs --schema-registry URL (or schema.registry.url in --command-config)")
+			return usagef("--schema-registry-ca needs --schema-registry URL (or schema.registry.url in %s)", r.inFile())
 		}
 		*r = registrySettings{} // credentials without a registry: nothing to use them on
 		return nil
 	}
 	if r.inheritSASL {
 		if s.oauth != nil {
-			return usagef("basic.auth.credentials.source=SASL_INHERIT in --command-config: sasl.mechanism=OAUTHBEARER has no user and password to inherit; give the registry its own (basic.auth.user.info)")
+			return usagef("basic.auth.credentials.source=SASL_INHERIT in %s: sasl.mechanism=OAUTHBEARER has no user and password to inherit; give the registry its own (basic.auth.user.info)", r.inFile())
 		}
 		if s.saslMechanism == "" {
-			return usagef("basic.auth.credentials.source=SASL_INHERIT in --command-config needs the Kafka SASL settings (sasl.jaas.config, or --sasl-mechanism and --sasl-user) to inherit")
+			return usagef("basic.auth.credentials.source=SASL_INHERIT in %s needs the Kafka SASL settings (sasl.jaas.config, or --sasl-mechanism and --sasl-user) to inherit", r.inFile())
 		}
 		r.user, r.password, r.havePassword = s.saslUser, s.saslPassword, true
 		r.passwordSource = "the SASL password (" + s.passwordSource + "; basic.auth.credentials.source=SASL_INHERIT)"
@@ -294,6 +296,15 @@ func resolveRegistry(s *connSettings, o *options, getenv func(string) string, pr
 		r.password, r.havePassword, r.passwordSource = pw, true, "the password prompt"
 	}
 	return nil
+}
+
+// inFile names, for a message, where the registry's keys are written:
+// the file kql read, or both places they could be when it read none.
+func (r *registrySettings) inFile() string {
+	if r != nil && r.fileLabel != "" {
+		return r.fileLabel
+	}
+	return "--command-config or a cluster profile"
 }
 
 func (r *registrySettings) https() bool {
@@ -395,7 +406,7 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 			case r != nil && r.token != "":
 				hint = "check the token"
 			case !hasCreds:
-				hint = "it wants credentials: --schema-registry-user (password in $" + registryPasswordEnv + "), or basic.auth.user.info or bearer.auth.token in --command-config"
+				hint = "it wants credentials: --schema-registry-user (password in $" + registryPasswordEnv + "), or basic.auth.user.info or bearer.auth.token in " + r.inFile()
 			}
 			return fmt.Sprintf("schema registry %s refused kql (HTTP %d: %s) with %s: %s%s", reg.URLs(), re.StatusCode, msg, creds, hint, after)
 		case http.StatusNotFound:
@@ -422,7 +433,7 @@ func checkRegistry(ctx context.Context, reg *schema.Registry, r *registrySetting
 		if r != nil && len(r.tls.certPEM)+len(r.tls.certFile)+len(r.tls.keystoreFile) > 0 {
 			hint = " (it did not accept kql's client certificate: check that its CA trusts it)"
 		} else {
-			hint = " (it wants a client certificate: schema.registry.ssl.keystore.location, or schema.registry.ssl.certificate.location and schema.registry.ssl.key.location, in --command-config)"
+			hint = " (it wants a client certificate: schema.registry.ssl.keystore.location, or schema.registry.ssl.certificate.location and schema.registry.ssl.key.location, in " + r.inFile() + ")"
 		}
 	}
 	return fmt.Sprintf("schema registry %s could not be reached: %v%s%s", reg.URLs(), rootCause(err), hint, after)

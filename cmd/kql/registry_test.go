@@ -106,6 +106,7 @@ func TestRegistryProperties(t *testing.T) {
 		}
 		tc.want.passwordSource = strings.Replace(tc.want.passwordSource, "FILE", cfg, 1)
 		tc.want.tokenSource = strings.Replace(tc.want.tokenSource, "FILE", cfg, 1)
+		tc.want.fileLabel = "--command-config"
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
