@@ -129,7 +129,15 @@ func lex(src string) ([]token, *lexError) {
 			}
 			emit(tkHex, end)
 		case isWordStart(c):
-			emit(tkWord, wordEnd(src, i))
+			end := wordEnd(src, i)
+			// value->'amount' would lex as the name "value-" compared with
+			// '>': the user wrote PostgreSQL's JSON operator.
+			if end < len(src) && src[end] == '>' && src[end-1] == '-' {
+				return nil, &lexError{off: end - 1, width: 2 + boolInt(end+1 < len(src) && src[end+1] == '>'),
+					msg:  "-> and ->> are PostgreSQL's JSON operators, not kql's",
+					hint: "kql reads a field of a JSON value with a dot: value.amount (value.total.currency when nested, value['odd-name'] for any name)"}
+			}
+			emit(tkWord, end)
 		case isDigit(c) || (c == '-' || c == '+') && i+1 < len(src) && isDigit(src[i+1]):
 			kind, end, e := lexNumber(src, i)
 			if e != nil {
@@ -393,4 +401,11 @@ func unhex(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - 'A' + 10
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
