@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -29,61 +26,40 @@ type authzError struct {
 func (e *authzError) Error() string { return e.msg }
 func (e *authzError) Unwrap() error { return e.err }
 
-func topicErr(verb, topic string, code int16, msg *string) error {
-	err := kerr.ErrorForCode(code)
-	if err == nil {
-		return nil
-	}
-	if kafka.IsAuthorization(err) {
+// topicErr is a topic the controller refused, as CREATE and DROP TOPIC say it.
+func topicErr(verb string, te *kafka.TopicError) error {
+	if kafka.IsAuthorization(te.Err) {
 		// The broker's message ("Authorization failed.") adds nothing to
 		// what was denied and what to ask for.
-		return &authzError{fmt.Sprintf("%s %q: %s", verb, topic, kafka.Describe(err)), err}
+		return &authzError{fmt.Sprintf("%s %q: %s", verb, te.Topic, kafka.Describe(te.Err)), te.Err}
 	}
-	detail := err.Error()
-	if msg != nil && *msg != "" {
-		detail += ": " + *msg
+	detail := te.Err.Error()
+	if te.Message != "" {
+		detail += ": " + te.Message
 	}
-	return fmt.Errorf("%s %q: %s", verb, topic, detail)
+	return fmt.Errorf("%s %q: %s", verb, te.Topic, detail)
 }
 
 func (s *Session) createTopic(ctx context.Context, st *lang.CreateTopic) (result.Result, error) {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.TimeoutMillis = 30000
-	rt := kmsg.NewCreateTopicsRequestTopic()
-	rt.Topic = st.Topic
-	rt.NumPartitions = -1 // the broker's num.partitions
-	rt.ReplicationFactor = -1
+	t := kafka.NewTopic{Name: st.Topic, Partitions: -1, Replication: -1} // -1: the broker's num.partitions, default.replication.factor
 	if st.Partitions != nil {
-		rt.NumPartitions = *st.Partitions
+		t.Partitions = *st.Partitions
 	}
 	if st.Replication != nil {
-		rt.ReplicationFactor = *st.Replication
+		t.Replication = *st.Replication
 	}
 	for _, c := range st.Configs {
-		rc := kmsg.NewCreateTopicsRequestTopicConfig()
-		rc.Name = c.Name
-		rc.Value = kmsg.StringPtr(c.Value)
-		rt.Configs = append(rt.Configs, rc)
+		t.Configs = append(t.Configs, kafka.TopicConfig{Name: c.Name, Value: c.Value})
 	}
-	req.Topics = append(req.Topics, rt)
-	raw, _, err := s.cl.Controller(ctx, "CreateTopics", []string{st.Topic}, req, func(r kmsg.Response) bool {
-		for _, t := range r.(*kmsg.CreateTopicsResponse).Topics {
-			if t.ErrorCode == kerr.NotController.Code {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		return nil, fmt.Errorf("CREATE TOPIC %q: %w", st.Topic, err)
-	}
-	for _, t := range raw.(*kmsg.CreateTopicsResponse).Topics {
-		if t.ErrorCode == kerr.TopicAlreadyExists.Code {
+	if err := s.cl.CreateTopic(ctx, t); err != nil {
+		var te *kafka.TopicError
+		switch {
+		case !errors.As(err, &te):
+			return nil, fmt.Errorf("CREATE TOPIC %q: %w", st.Topic, err)
+		case kafka.IsTopicExists(te.Err):
 			return nil, fmt.Errorf("CREATE TOPIC %q: the topic already exists (DROP TOPIC it first, or pick another name)", st.Topic)
 		}
-		if err := topicErr("CREATE TOPIC", st.Topic, t.ErrorCode, t.ErrorMessage); err != nil {
-			return nil, err
-		}
+		return nil, topicErr("CREATE TOPIC", te)
 	}
 	s.forgetNames()
 	res := result.NewSlice(adminCols, []result.Row{{st.Topic, "created"}})
@@ -103,30 +79,15 @@ func (s *Session) dropTopic(ctx context.Context, st *lang.DropTopic) (result.Res
 		}
 		return nil, err
 	}
-	req := kmsg.NewPtrDeleteTopicsRequest()
-	req.TimeoutMillis = 30000
-	req.TopicNames = []string{st.Topic}
-	rt := kmsg.NewDeleteTopicsRequestTopic()
-	rt.Topic = kmsg.StringPtr(st.Topic)
-	req.Topics = append(req.Topics, rt)
-	raw, _, err := s.cl.Controller(ctx, "DeleteTopics", []string{st.Topic}, req, func(r kmsg.Response) bool {
-		for _, t := range r.(*kmsg.DeleteTopicsResponse).Topics {
-			if t.ErrorCode == kerr.NotController.Code {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		return nil, fmt.Errorf("DROP TOPIC %q: %w", st.Topic, err)
-	}
-	for _, t := range raw.(*kmsg.DeleteTopicsResponse).Topics {
-		if t.ErrorCode == kerr.UnknownTopicOrPartition.Code && st.IfExists {
+	if err := s.cl.DeleteTopic(ctx, st.Topic); err != nil {
+		var te *kafka.TopicError
+		switch {
+		case !errors.As(err, &te):
+			return nil, fmt.Errorf("DROP TOPIC %q: %w", st.Topic, err)
+		case kafka.IsUnknownTopicOrPartition(te.Err) && st.IfExists:
 			return result.NewSlice(adminCols, []result.Row{{st.Topic, "did not exist"}}), nil
 		}
-		if err := topicErr("DROP TOPIC", st.Topic, t.ErrorCode, t.ErrorMessage); err != nil {
-			return nil, err
-		}
+		return nil, topicErr("DROP TOPIC", te)
 	}
 	s.forgetNames()
 	res := result.NewSlice(adminCols, []result.Row{{st.Topic, "dropped"}})

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -49,28 +47,28 @@ func resourceLabel(r lang.ConfigResource) string {
 
 // ownSource is the source of a value set on the resource itself: what
 // SHOW CONFIGS lists without ALL, and what UNSET removes.
-func ownSource(k lang.ResourceKind) kmsg.ConfigSource {
+func ownSource(k lang.ResourceKind) kafka.ConfigSource {
 	switch k {
 	case lang.ResourceTopic:
-		return kmsg.ConfigSourceDynamicTopicConfig
+		return kafka.SourceDynamicTopicConfig
 	case lang.ResourceBroker:
-		return kmsg.ConfigSourceDynamicBrokerConfig
+		return kafka.SourceDynamicBrokerConfig
 	}
-	return kmsg.ConfigSourceDynamicDefaultBrokerConfig
+	return kafka.SourceDynamicDefaultBrokerConfig
 }
 
 // notDefault decides what SHOW CONFIGS lists without ALL, as
 // kafka-configs.sh --describe does: a topic's own overrides; for a broker,
 // everything not at Kafka's built-in default (server.properties and dynamic
 // values); for the cluster, the dynamic cluster-wide defaults.
-func notDefault(k lang.ResourceKind, src kmsg.ConfigSource) bool {
+func notDefault(k lang.ResourceKind, src kafka.ConfigSource) bool {
 	switch k {
 	case lang.ResourceTopic:
-		return src == kmsg.ConfigSourceDynamicTopicConfig
+		return src == kafka.SourceDynamicTopicConfig
 	case lang.ResourceBroker:
-		return src != kmsg.ConfigSourceDefaultConfig && src != kmsg.ConfigSourceUnknown
+		return src != kafka.SourceDefaultConfig && src != kafka.SourceUnknown
 	}
-	return src == kmsg.ConfigSourceDynamicDefaultBrokerConfig
+	return src == kafka.SourceDynamicDefaultBrokerConfig
 }
 
 func (s *Session) showConfigs(ctx context.Context, st *lang.ShowConfigs) (result.Result, error) {

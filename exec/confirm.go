@@ -79,7 +79,7 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 		if err != nil {
 			return q + "?", true
 		}
-		committed, err := s.committedOffsets(ctx, st.Group, m)
+		committed, err := s.committedOrFail(ctx, st.Group, m)
 		if err != nil {
 			return q + "?", true
 		}

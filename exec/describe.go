@@ -2,13 +2,9 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -27,6 +23,14 @@ func partitionsOf(t *kafka.Topic) []kafka.TopicPartition {
 		parts[i] = kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
 	}
 	return parts
+}
+
+func asErrors(pes []*kafka.PartitionError) []error {
+	out := make([]error, len(pes))
+	for i, pe := range pes {
+		out[i] = pe
+	}
+	return out
 }
 
 func partitionErrors(m map[kafka.TopicPartition]*kafka.PartitionError) []error {
@@ -124,7 +128,7 @@ type groupMember struct{ memberID, clientID, host string }
 // (OffsetFetch, also the coordinator), then end offsets from the leaders.
 func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (result.Result, error) {
 	group := st.Group
-	desc, dfail, err := s.describeGroups(ctx, []string{group})
+	desc, dfail, err := s.cl.DescribeGroups(ctx, []string{group})
 	if err != nil {
 		return nil, err
 	}
@@ -136,9 +140,9 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	}
 	notFound := func() error { return s.notAConsumerGroup(ctx, group) }
 	owners := make(map[kafka.TopicPartition]groupMember)
+	committedUnknown := make(map[kafka.TopicPartition]bool)
 	if ge := dfail[group]; ge != nil {
-		ke := (*kerr.Error)(nil)
-		if !errors.As(ge.Err, &ke) || ke.Code != kerr.GroupIDNotFound.Code {
+		if !kafka.IsGroupNotFound(ge.Err) {
 			return nil, ge
 		}
 		// Kafka answers GROUP_ID_NOT_FOUND to the classic DescribeGroups
@@ -156,25 +160,17 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		if g.State == "Dead" {
 			return nil, notFound()
 		}
-		for _, mem := range g.Members {
-			if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {
-				continue
-			}
-			var a kmsg.ConsumerMemberAssignment
-			if a.ReadFrom(mem.MemberAssignment) != nil {
-				continue
-			}
-			for _, t := range a.Topics {
-				for _, p := range t.Partitions {
-					owners[kafka.TopicPartition{Topic: t.Topic, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
-				}
-			}
-		}
+		addOwners(owners, m, g)
 	}
 
-	committed, err := s.committedOffsets(ctx, group, m)
+	committed, cfail, err := s.committedOffsets(ctx, group, m)
 	if err != nil {
 		return nil, err
+	}
+	// A partition whose commit could not be read gets its row, with NULL
+	// committed_offset, and makes the result partial.
+	for _, pe := range cfail {
+		committedUnknown[kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition}] = true
 	}
 	// Every partition of a topic the group committed to gets a row, so a
 	// partition it never committed shows NULL lag instead of vanishing.
@@ -188,6 +184,9 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		}
 	}
 	for tp := range owners {
+		all[tp] = true
+	}
+	for tp := range committedUnknown {
 		all[tp] = true
 	}
 	parts := make([]kafka.TopicPartition, 0, len(all))
@@ -234,7 +233,9 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	}
 	res := result.NewSlice(describeGroupCols, rows)
 	res.Notes = lt.goneNotes("lag_ms", false)
-	if missing := append(partitionErrors(efail), lt.missing...); len(missing) > 0 {
+	if len(cfail) > 0 {
+		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE GROUP %q (committed offsets, end offsets or lag in time of some partitions)", group), Missing: append(append(asErrors(cfail), partitionErrors(efail)...), lt.missing...)}
+	} else if missing := append(partitionErrors(efail), lt.missing...); len(missing) > 0 {
 		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE GROUP %q (end offsets or lag in time of some partitions)", group), Missing: missing}
 	}
 	return res, nil
@@ -242,62 +243,48 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 
 // committedOffsets fetches every offset the group committed, from its
 // coordinator. Partitions with no commit (offset -1) are left out, so their
-// lag stays NULL rather than becoming a number.
-func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, error) {
-	type offsets = map[kafka.TopicPartition]int64
-	idNames := make(map[[16]byte]string, len(m.Topics))
-	for name, t := range m.Topics {
-		idNames[t.ID] = name
+// lag stays NULL rather than becoming a number; partitions the coordinator
+// answered with an error are in failed, their commit unknown.
+func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, []*kafka.PartitionError, error) {
+	got, failed, err := s.cl.FetchOffsets(ctx, []string{group})
+	if err != nil {
+		return nil, nil, err
 	}
-	got, failed, err := kafka.Coordinators(ctx, s.cl, []string{group}, kafka.GroupRequest[offsets]{
-		API: "OffsetFetch",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrOffsetFetchRequest()
-			req.Group = groups[0]
-			rg := kmsg.NewOffsetFetchRequestGroup()
-			rg.Group = groups[0]
-			req.Groups = append(req.Groups, rg)
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[offsets] {
-			resp := raw.(*kmsg.OffsetFetchResponse)
-			out := offsets{}
-			add := func(topic string, p int32, off int64) {
-				if off >= 0 {
-					out[kafka.TopicPartition{Topic: topic, Partition: p}] = off
-				}
-			}
-			if resp.Version < 8 {
-				for _, t := range resp.Topics {
-					for _, p := range t.Partitions {
-						add(t.Topic, p.Partition, p.Offset)
-					}
-				}
-				return []kafka.GroupAnswer[offsets]{{Group: group, Value: out, Code: resp.ErrorCode}}
-			}
-			var answers []kafka.GroupAnswer[offsets]
-			for _, g := range resp.Groups {
-				for _, t := range g.Topics {
-					name := t.Topic
-					if name == "" {
-						name = idNames[t.TopicID]
-					}
-					for _, p := range t.Partitions {
-						add(name, p.Partition, p.Offset)
-					}
-				}
-				answers = append(answers, kafka.GroupAnswer[offsets]{Group: g.Group, Value: out, Code: g.ErrorCode})
-			}
-			return answers
-		},
-	})
+	if ge := failed[group]; ge != nil {
+		return nil, nil, ge
+	}
+	out := map[kafka.TopicPartition]int64{}
+	for _, c := range got[group].Offsets {
+		out[kafka.TopicPartition{Topic: m.TopicName(c.Topic, c.TopicID), Partition: c.Partition}] = c.Offset
+	}
+	return out, got[group].Failed, nil
+}
+
+// committedOrFail is committedOffsets for a statement that changes the
+// group: a partition whose commit is unknown fails it, rather than being
+// taken for one never committed.
+func (s *Session) committedOrFail(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, error) {
+	committed, failed, err := s.committedOffsets(ctx, group, m)
 	if err != nil {
 		return nil, err
 	}
-	if ge := failed[group]; ge != nil {
-		return nil, ge
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("the committed offsets of group %q: %w", group, failed[0])
 	}
-	return got[group], nil
+	return committed, nil
+}
+
+// addOwners records, for each partition assigned to a member of g, the
+// member that owns it.
+func addOwners(owners map[kafka.TopicPartition]groupMember, m *kafka.Metadata, g kafka.DescribedGroup) {
+	for _, mem := range g.Members {
+		for _, t := range mem.Assignment {
+			name := m.TopicName(t.Topic, t.TopicID)
+			for _, p := range t.Partitions {
+				owners[kafka.TopicPartition{Topic: name, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.Host}
+			}
+		}
+	}
 }
 
 // describeConsumerGroup asks ConsumerGroupDescribe (KIP-848) for a group of
@@ -305,21 +292,15 @@ func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.M
 // found is false when the group does not exist there either (or the
 // cluster does not know the API).
 func (s *Session) describeConsumerGroup(ctx context.Context, group string, m *kafka.Metadata, owners map[kafka.TopicPartition]groupMember) (bool, error) {
-	idNames := make(map[[16]byte]string, len(m.Topics))
-	for name, t := range m.Topics {
-		idNames[t.ID] = name
-	}
-	got, failed, err := s.consumerGroupDescribe(ctx, []string{group})
+	got, failed, err := s.cl.ConsumerGroupDescribe(ctx, []string{group})
 	if err != nil {
 		return false, err
 	}
 	if ge := failed[group]; ge != nil {
-		ke := (*kerr.Error)(nil)
-		if errors.As(ge.Err, &ke) && (ke.Code == kerr.GroupIDNotFound.Code || ke.Code == kerr.UnsupportedVersion.Code) {
+		if kafka.IsGroupNotFound(ge.Err) || kafka.IsUnsupportedVersion(ge.Err) {
 			return false, nil
 		}
-		var be *kafka.BrokerError
-		if errors.As(ge.Err, &be) && strings.Contains(be.Err.Error(), "too old") {
+		if kafka.IsBrokerTooOld(ge.Err) {
 			return false, nil // the broker does not know ConsumerGroupDescribe
 		}
 		return false, ge
@@ -328,16 +309,6 @@ func (s *Session) describeConsumerGroup(ctx context.Context, group string, m *ka
 	if g.State == "Dead" {
 		return false, nil
 	}
-	for _, mem := range g.Members {
-		for _, t := range mem.Assignment.TopicPartitions {
-			name := t.Topic
-			if name == "" {
-				name = idNames[t.TopicID]
-			}
-			for _, p := range t.Partitions {
-				owners[kafka.TopicPartition{Topic: name, Partition: p}] = groupMember{mem.MemberID, mem.ClientID, mem.ClientHost}
-			}
-		}
-	}
+	addOwners(owners, m, g)
 	return true, nil
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -32,13 +30,12 @@ type groupState struct {
 // DescribeGroups, then ConsumerGroupDescribe for a KIP-848 group, which
 // the classic call does not know.
 func (s *Session) groupStatus(ctx context.Context, group string) (groupState, error) {
-	desc, dfail, err := s.describeGroups(ctx, []string{group})
+	desc, dfail, err := s.cl.DescribeGroups(ctx, []string{group})
 	if err != nil {
 		return groupState{}, err
 	}
 	if ge := dfail[group]; ge != nil {
-		var ke *kerr.Error
-		if !errors.As(ge.Err, &ke) || ke.Code != kerr.GroupIDNotFound.Code {
+		if !kafka.IsGroupNotFound(ge.Err) {
 			return groupState{}, ge
 		}
 		return s.consumerGroupStatus(ctx, group)
@@ -46,7 +43,7 @@ func (s *Session) groupStatus(ctx context.Context, group string) (groupState, er
 	g := desc[group]
 	st := groupState{exists: g.State != "Dead", state: g.State}
 	for _, mem := range g.Members {
-		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.ClientHost})
+		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.Host})
 	}
 	return st, nil
 }
@@ -60,17 +57,12 @@ func explainGroupStatus(p *planner, m *kafka.Metadata, id int32, group string) {
 }
 
 func (s *Session) consumerGroupStatus(ctx context.Context, group string) (groupState, error) {
-	got, failed, err := s.consumerGroupDescribe(ctx, []string{group})
+	got, failed, err := s.cl.ConsumerGroupDescribe(ctx, []string{group})
 	if err != nil {
 		return groupState{}, err
 	}
 	if ge := failed[group]; ge != nil {
-		var ke *kerr.Error
-		if errors.As(ge.Err, &ke) && (ke.Code == kerr.GroupIDNotFound.Code || ke.Code == kerr.UnsupportedVersion.Code) {
-			return groupState{}, nil
-		}
-		var be *kafka.BrokerError
-		if errors.As(ge.Err, &be) && strings.Contains(be.Err.Error(), "too old") {
+		if kafka.IsGroupNotFound(ge.Err) || kafka.IsUnsupportedVersion(ge.Err) || kafka.IsBrokerTooOld(ge.Err) {
 			return groupState{}, nil
 		}
 		return groupState{}, ge
@@ -78,7 +70,7 @@ func (s *Session) consumerGroupStatus(ctx context.Context, group string) (groupS
 	g := got[group]
 	st := groupState{exists: g.State != "Dead", state: g.State}
 	for _, mem := range g.Members {
-		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.ClientHost})
+		st.members = append(st.members, groupMember{mem.MemberID, mem.ClientID, mem.Host})
 	}
 	return st, nil
 }
@@ -182,7 +174,7 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 	plan := &resetPlan{created: !gs.exists, meta: m}
 	var committed map[kafka.TopicPartition]int64
 	if gs.exists {
-		if committed, err = s.committedOffsets(ctx, st.Group, m); err != nil {
+		if committed, err = s.committedOrFail(ctx, st.Group, m); err != nil {
 			return nil, err
 		}
 	}
@@ -435,14 +427,13 @@ func (s *Session) deleteGroup(ctx context.Context, st *lang.DeleteGroup) (result
 		return nil, fmt.Errorf("%s: %q is a share group, not a consumer group: DELETE SHARE GROUP %s deletes it (SHOW SHARE GROUPS lists them)", what, st.Group, lang.QuoteName(st.Group))
 	}
 	err := s.cl.DeleteGroup(ctx, st.Group)
-	var ke *kerr.Error
 	switch {
 	case err == nil:
 		s.forgetNames()
 		return result.NewSlice(deleteGroupCols, []result.Row{{st.Group, "deleted"}}), nil
-	case errors.As(err, &ke) && ke.Code == kerr.GroupIDNotFound.Code:
+	case kafka.IsGroupNotFound(err):
 		return nil, fmt.Errorf("%s: no consumer group named %q (SHOW GROUPS lists the groups)", what, st.Group)
-	case errors.As(err, &ke) && ke.Code == kerr.NonEmptyGroup.Code:
+	case kafka.IsGroupNotEmpty(err):
 		if gs, serr := s.groupStatus(ctx, st.Group); serr == nil && len(gs.members) > 0 {
 			return nil, activeMembersError(what, st.Group, gs)
 		}

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -123,29 +120,24 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 	var (
 		m                *kafka.Metadata
 		merr, derr, oerr error
-		desc             map[string]kmsg.DescribeGroupsResponseGroup
+		desc             map[string]kafka.DescribedGroup
 		dfail            map[string]*kafka.GroupError
-		offsets          map[string][]committedOffset
+		offsets          map[string]kafka.GroupOffsets
 		ofail            map[string]*kafka.GroupError
 		wg               sync.WaitGroup
 	)
 	wg.Go(func() { m, merr = s.cl.Metadata(ctx, nil) })
-	wg.Go(func() { desc, dfail, derr = s.describeGroups(ctx, names) })
-	wg.Go(func() { offsets, ofail, oerr = s.fetchOffsets(ctx, names) })
+	wg.Go(func() { desc, dfail, derr = s.cl.DescribeGroups(ctx, names) })
+	wg.Go(func() { offsets, ofail, oerr = s.cl.FetchOffsets(ctx, names) })
 	wg.Wait()
 	if err := errors.Join(merr, derr, oerr); err != nil {
 		return nil, nil, nil, err
-	}
-	idNames := make(map[[16]byte]string, len(m.Topics))
-	for name, t := range m.Topics {
-		idNames[t.ID] = name
 	}
 	var newProtocol []string
 	for _, n := range names {
 		info := infos[n]
 		if ge := dfail[n]; ge != nil {
-			ke := (*kerr.Error)(nil)
-			if errors.As(ge.Err, &ke) && ke.Code == kerr.GroupIDNotFound.Code {
+			if kafka.IsGroupNotFound(ge.Err) {
 				newProtocol = append(newProtocol, n) // KIP-848: ask ConsumerGroupDescribe
 			} else {
 				fail(n, ge)
@@ -154,14 +146,8 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 			k := int64(len(g.Members))
 			info.members = &k
 			for _, mem := range g.Members {
-				if g.ProtocolType != "consumer" || len(mem.MemberAssignment) == 0 {
-					continue
-				}
-				var a kmsg.ConsumerMemberAssignment
-				if a.ReadFrom(mem.MemberAssignment) == nil {
-					for _, t := range a.Topics {
-						info.topics[t.Topic] = true
-					}
+				for _, t := range mem.Assignment {
+					info.topics[t.Topic] = true
 				}
 			}
 		}
@@ -170,15 +156,16 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 			continue
 		}
 		info.committed = make(map[kafka.TopicPartition]int64)
-		for _, c := range offsets[n] {
-			name := c.topic
-			if name == "" {
-				name = idNames[c.topicID]
-			}
+		for _, pe := range offsets[n].Failed {
+			// A partition whose commit is unknown leaves the lag unknown.
+			fail(n, pe)
+		}
+		for _, c := range offsets[n].Offsets {
+			name := m.TopicName(c.Topic, c.TopicID)
 			if name == "" {
 				continue // a topic deleted since the commit
 			}
-			info.committed[kafka.TopicPartition{Topic: name, Partition: c.partition}] = c.offset
+			info.committed[kafka.TopicPartition{Topic: name, Partition: c.Partition}] = c.Offset
 			info.topics[name] = true
 		}
 	}
@@ -207,9 +194,9 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 	}
 	if len(newProtocol) > 0 {
 		wg.Go(func() {
-			var got map[string]kmsg.ConsumerGroupDescribeResponseGroup
+			var got map[string]kafka.DescribedGroup
 			var cfail map[string]*kafka.GroupError
-			got, cfail, cerr = s.consumerGroupDescribe(ctx, newProtocol)
+			got, cfail, cerr = s.cl.ConsumerGroupDescribe(ctx, newProtocol)
 			for _, n := range newProtocol {
 				if ge := cfail[n]; ge != nil {
 					fail(n, ge)
@@ -223,12 +210,10 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 				k := int64(len(g.Members))
 				infos[n].members = &k
 				for _, mem := range g.Members {
-					for _, t := range mem.Assignment.TopicPartitions {
-						name := t.Topic
-						if name == "" {
-							name = idNames[t.TopicID]
+					for _, t := range mem.Assignment {
+						if name := m.TopicName(t.Topic, t.TopicID); name != "" { // "": a topic deleted since
+							infos[n].topics[name] = true
 						}
-						infos[n].topics[name] = true
 					}
 				}
 				mu.Unlock()
@@ -292,91 +277,4 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 		}
 	}
 	return infos, missing, lt.goneNotes("max_lag_ms leaves out a partition: its lag_ms", true), nil
-}
-
-// describeGroups asks DescribeGroups for many groups: one request per
-// coordinator.
-func (s *Session) describeGroups(ctx context.Context, groups []string) (map[string]kmsg.DescribeGroupsResponseGroup, map[string]*kafka.GroupError, error) {
-	return kafka.Coordinators(ctx, s.cl, groups, kafka.GroupRequest[kmsg.DescribeGroupsResponseGroup]{
-		API: "DescribeGroups",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrDescribeGroupsRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]
-			for _, g := range raw.(*kmsg.DescribeGroupsResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.DescribeGroupsResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
-}
-
-// consumerGroupDescribe asks ConsumerGroupDescribe (KIP-848) for many
-// groups: one request per coordinator.
-func (s *Session) consumerGroupDescribe(ctx context.Context, groups []string) (map[string]kmsg.ConsumerGroupDescribeResponseGroup, map[string]*kafka.GroupError, error) {
-	return kafka.Coordinators(ctx, s.cl, groups, kafka.GroupRequest[kmsg.ConsumerGroupDescribeResponseGroup]{
-		API: "ConsumerGroupDescribe",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrConsumerGroupDescribeRequest()
-			req.Groups = groups
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup] {
-			var out []kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]
-			for _, g := range raw.(*kmsg.ConsumerGroupDescribeResponse).Groups {
-				out = append(out, kafka.GroupAnswer[kmsg.ConsumerGroupDescribeResponseGroup]{Group: g.Group, Value: g, Code: g.ErrorCode})
-			}
-			return out
-		},
-	})
-}
-
-// committedOffset is one partition's commit as OffsetFetch names it: by
-// topic name, or (v10+) by topic id only.
-type committedOffset struct {
-	topic     string
-	topicID   [16]byte
-	partition int32
-	offset    int64
-}
-
-// fetchOffsets asks OffsetFetch for the committed offsets of many groups,
-// one request per coordinator carrying all its groups (v8+, KIP-709).
-// Partitions with no commit (offset -1) are left out.
-func (s *Session) fetchOffsets(ctx context.Context, groups []string) (map[string][]committedOffset, map[string]*kafka.GroupError, error) {
-	return kafka.Coordinators(ctx, s.cl, groups, kafka.GroupRequest[[]committedOffset]{
-		API: "OffsetFetch",
-		Build: func(groups []string) kmsg.Request {
-			req := kmsg.NewPtrOffsetFetchRequest()
-			req.Group = groups[0] // what a broker older than v8 reads
-			for _, g := range groups {
-				rg := kmsg.NewOffsetFetchRequestGroup()
-				rg.Group = g
-				req.Groups = append(req.Groups, rg)
-			}
-			return req
-		},
-		Parse: func(raw kmsg.Response) []kafka.GroupAnswer[[]committedOffset] {
-			resp := raw.(*kmsg.OffsetFetchResponse)
-			if resp.Version < 8 {
-				return nil // one group per request before v8: the groups are reported as unanswered
-			}
-			var answers []kafka.GroupAnswer[[]committedOffset]
-			for _, g := range resp.Groups {
-				var out []committedOffset
-				for _, t := range g.Topics {
-					for _, p := range t.Partitions {
-						if p.Offset >= 0 {
-							out = append(out, committedOffset{topic: t.Topic, topicID: t.TopicID, partition: p.Partition, offset: p.Offset})
-						}
-					}
-				}
-				answers = append(answers, kafka.GroupAnswer[[]committedOffset]{Group: g.Group, Value: out, Code: g.ErrorCode})
-			}
-			return answers
-		},
-	})
 }

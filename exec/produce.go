@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -91,9 +89,9 @@ func (s *Session) produce(ctx context.Context, st *lang.Produce) (result.Result,
 	if err != nil {
 		return nil, err
 	}
-	rec := &kgo.Record{Topic: st.Topic, Partition: p, Key: key, Value: value}
+	rec := &kafka.OutRecord{Topic: st.Topic, Partition: p, Key: key, Value: value}
 	for _, h := range st.Headers {
-		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.Key, Value: literalBytes(&h.Value)})
+		rec.Headers = append(rec.Headers, kafka.Header{Key: h.Key, Value: literalBytes(&h.Value)})
 	}
 	out, err := s.cl.Produce(ctx, rec)
 	if err != nil {

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -174,7 +172,7 @@ func (s *Session) cancelReassignment(ctx context.Context, st *lang.CancelReassig
 			return nil, err
 		}
 		if pe := failed[tp]; pe != nil {
-			if errors.Is(pe, kerr.NoReassignmentInProgress) {
+			if kafka.IsNoReassignmentInProgress(pe) {
 				return nil, fmt.Errorf("%s: the move finished before it could be cancelled (%w)", tp, pe)
 			}
 			return nil, fmt.Errorf("cancelling the move of %s: %w", tp, pe)
@@ -279,7 +277,7 @@ func (s *Session) electLeaders(ctx context.Context, st *lang.ElectLeaders) (resu
 					newLeader = int64(q.Leader)
 				}
 			}
-		case errors.Is(aerr, kerr.ElectionNotNeeded):
+		case kafka.IsElectionNotNeeded(aerr):
 			outcome = "not needed: the preferred replica already leads"
 			if st.Unclean {
 				outcome = "not needed: the partition has a leader"

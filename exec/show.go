@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -134,7 +132,7 @@ func (s *Session) quorumLeader(ctx context.Context, m *kafka.Metadata) string {
 	}
 	var qe *kafka.QuorumError
 	switch {
-	case errors.As(err, &qe) && errors.Is(qe.Err, kerr.ClusterAuthorizationFailed):
+	case errors.As(err, &qe) && kafka.IsClusterAuthorization(qe.Err):
 		return "unknown: not authorized for DescribeQuorum (needs DESCRIBE on the cluster)"
 	case errors.As(err, &qe):
 		return unknown("DescribeQuorum failed: " + qe.Err.Error())

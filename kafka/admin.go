@@ -59,11 +59,28 @@ func (r ConfigResource) wire() (kmsg.ConfigResourceType, string) {
 	return kmsg.ConfigResourceTypeBroker, ""
 }
 
+// ConfigSource is where a config's value comes from, as DescribeConfigs
+// says (its config_source).
+type ConfigSource int8
+
+const (
+	SourceUnknown                    ConfigSource = ConfigSource(kmsg.ConfigSourceUnknown)
+	SourceDynamicTopicConfig         ConfigSource = ConfigSource(kmsg.ConfigSourceDynamicTopicConfig)         // set on the topic
+	SourceDynamicBrokerConfig        ConfigSource = ConfigSource(kmsg.ConfigSourceDynamicBrokerConfig)        // set on one broker
+	SourceDynamicDefaultBrokerConfig ConfigSource = ConfigSource(kmsg.ConfigSourceDynamicDefaultBrokerConfig) // set for every broker (the cluster)
+	SourceStaticBrokerConfig         ConfigSource = ConfigSource(kmsg.ConfigSourceStaticBrokerConfig)         // server.properties
+	SourceDefaultConfig              ConfigSource = ConfigSource(kmsg.ConfigSourceDefaultConfig)              // Kafka's built-in default
+)
+
+// String is Kafka's name of the source (DYNAMIC_TOPIC_CONFIG, ...), what
+// SHOW CONFIGS prints.
+func (s ConfigSource) String() string { return kmsg.ConfigSource(s).String() }
+
 // ConfigEntry is one config as a broker describes it.
 type ConfigEntry struct {
 	Name      string
 	Value     *string // nil: no value, or a sensitive one the broker does not send
-	Source    kmsg.ConfigSource
+	Source    ConfigSource
 	Sensitive bool
 	ReadOnly  bool
 }
@@ -151,7 +168,7 @@ func (c *Cluster) DescribeConfigs(ctx context.Context, r ConfigResource) ([]Conf
 	}
 	out := make([]ConfigEntry, 0, len(res.Configs))
 	for _, e := range res.Configs {
-		out = append(out, ConfigEntry{Name: e.Name, Value: e.Value, Source: e.Source, Sensitive: e.IsSensitive, ReadOnly: e.ReadOnly})
+		out = append(out, ConfigEntry{Name: e.Name, Value: e.Value, Source: ConfigSource(e.Source), Sensitive: e.IsSensitive, ReadOnly: e.ReadOnly})
 	}
 	return out, nil
 }

@@ -207,3 +207,25 @@ func describeKey(err error, kind string) string {
 	}
 	return s
 }
+
+// IsNoReassignmentInProgress reports a partition's NO_REASSIGNMENT_IN_PROGRESS:
+// there was no move to cancel (it may have finished a moment ago).
+func IsNoReassignmentInProgress(err error) bool {
+	return errors.Is(err, kerr.NoReassignmentInProgress)
+}
+
+// IsElectionNotNeeded reports a partition's ELECTION_NOT_NEEDED: the
+// replica an election would pick already leads, an answer, not a failure.
+func IsElectionNotNeeded(err error) bool { return errors.Is(err, kerr.ElectionNotNeeded) }
+
+// IsClusterAuthorization reports CLUSTER_AUTHORIZATION_FAILED: the principal
+// lacks an ACL on the cluster resource.
+func IsClusterAuthorization(err error) bool { return errors.Is(err, kerr.ClusterAuthorizationFailed) }
+
+// IsBrokerTooOld reports that a request was not sent because the broker
+// said (ApiVersions) it does not know it, e.g. ConsumerGroupDescribe
+// before Kafka 4.0.
+func IsBrokerTooOld(err error) bool {
+	var be *BrokerError
+	return errors.As(err, &be) && brokerTooOld(be.Err)
+}

@@ -46,11 +46,31 @@ func (c *Cluster) producer() (*kgo.Client, error) {
 	return p, nil
 }
 
-// Produce writes one record to rec.Partition and returns it with its
-// offset and timestamp filled in. Cancelling ctx returns at once, even when
-// the record is already in flight (the broker may then still write it, and
-// the error says so).
-func (c *Cluster) Produce(ctx context.Context, rec *kgo.Record) (*kgo.Record, error) {
+// Produced is where a record was written.
+type Produced struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Timestamp time.Time
+}
+
+// Produce writes one record to out.Partition, through the partition's
+// leader (kgo's producer routes it), and returns where it was written.
+// Cancelling ctx returns at once, even when the record is already in
+// flight (the broker may then still write it, and the error says so).
+func (c *Cluster) Produce(ctx context.Context, out *OutRecord) (Produced, error) {
+	rec := &kgo.Record{Topic: out.Topic, Partition: out.Partition, Key: out.Key, Value: out.Value, Timestamp: out.Timestamp}
+	for _, h := range out.Headers {
+		rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Value})
+	}
+	w, err := c.produce(ctx, rec)
+	if err != nil {
+		return Produced{}, err
+	}
+	return Produced{Topic: w.Topic, Partition: w.Partition, Offset: w.Offset, Timestamp: w.Timestamp}, nil
+}
+
+func (c *Cluster) produce(ctx context.Context, rec *kgo.Record) (*kgo.Record, error) {
 	p, err := c.producer()
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
@@ -44,14 +43,14 @@ func TestProducerResetKeepsTheSharedSASLMechanism(t *testing.T) {
 			c.Close()
 		}
 	}()
-	_, err = c.Produce(ctx, &kgo.Record{Topic: "t", Partition: 0, Value: []byte("one")})
+	_, err = c.Produce(ctx, &OutRecord{Topic: "t", Partition: 0, Value: []byte("one")})
 	require.NoError(t, err)
 	p, err := c.producer()
 	require.NoError(t, err)
 	_, err = c.resetProducer(p)
 	require.NoError(t, err)
 	require.Zero(t, mech.closes.Load(), "resetting the producer closed the SASL mechanism the cluster still uses")
-	_, err = c.Produce(ctx, &kgo.Record{Topic: "t", Partition: 0, Value: []byte("two")})
+	_, err = c.Produce(ctx, &OutRecord{Topic: "t", Partition: 0, Value: []byte("two")})
 	require.NoError(t, err)
 	c.Close()
 	closed = true

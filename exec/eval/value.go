@@ -234,11 +234,6 @@ func Compare(a, b Value) (c int, ok bool) {
 	return 0, false
 }
 
-// comparable reports whether two non-NULL kinds can be compared.
-func comparable(a, b Kind) bool {
-	return numeric(a) && numeric(b) || a == b && a != Headers
-}
-
 // unsafeString views b as a string without copying; the string must not
 // outlive b's contents.
 func unsafeString(b []byte) string {

@@ -375,9 +375,6 @@ func (s *OAuthServer) Secret(id string) string { return s.cfg.Clients[id] }
 func (s *OAuthServer) TokensIssued() int64 { return s.issued.Load() }
 func (s *OAuthServer) Rejected() int64     { return s.rejected.Load() }
 
-// TokenLifetime is how long each token is valid.
-func (s *OAuthServer) TokenLifetime() time.Duration { return s.cfg.TokenLifetime }
-
 // LogTail returns the last n lines of the provider's log.
 func (s *OAuthServer) LogTail(n int) string {
 	data, err := os.ReadFile(filepath.Join(s.dir, oauthLog))

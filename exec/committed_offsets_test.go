@@ -1,0 +1,93 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
+)
+
+// unstableOffsetFetch makes every OffsetFetch answer t/0 committed at 4
+// and t/1 with UNSTABLE_OFFSET_COMMIT (a transaction's commit pending):
+// the commit of t/1 is unknown.
+func unstableOffsetFetch(t *testing.T, f *fake) {
+	md, err := f.adm.Metadata(ctxT(t), "t")
+	require.NoError(t, err)
+	id := md.Topics["t"].ID
+	f.ControlKey(int16(kmsg.OffsetFetch), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kr.(*kmsg.OffsetFetchRequest)
+		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+		resp.Version = req.Version
+		for _, g := range req.Groups {
+			rg := kmsg.NewOffsetFetchResponseGroup()
+			rg.Group = g.Group
+			rt := kmsg.NewOffsetFetchResponseGroupTopic()
+			rt.Topic, rt.TopicID = "t", id
+			p0 := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+			p0.Partition, p0.Offset, p0.LeaderEpoch = 0, 4, -1
+			p1 := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+			p1.Partition, p1.Offset, p1.LeaderEpoch, p1.ErrorCode = 1, -1, -1, kerr.UnstableOffsetCommit.Code
+			rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p0, p1}
+			rg.Topics = append(rg.Topics, rt)
+			resp.Groups = append(resp.Groups, rg)
+		}
+		return resp, nil, true
+	})
+}
+
+// A partition whose committed offset the coordinator could not give is
+// not a partition the group never committed: DESCRIBE GROUP keeps its row
+// with NULL committed_offset and says the result is partial, naming it.
+func TestDescribeGroupPartitionOffsetFetchErrorIsPartial(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	f.produce(t, "t", 2, 6)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 3}))
+	require.NoError(t, err)
+	unstableOffsetFetch(t, f)
+	rows, _, perr := run(t, f.sess, &lang.DescribeGroup{Group: "g"})
+	require.Len(t, rows, 2)
+	require.Equal(t, int64(4), rows[0][2], "t/0 committed")
+	require.Nil(t, rows[1][2], "t/1's commit is unknown")
+	require.Nil(t, rows[1][4], "so is its lag")
+	require.True(t, result.IsPartial(perr), "%v", perr)
+	require.ErrorContains(t, perr, "OffsetFetch: partition t/1 on broker")
+	require.ErrorContains(t, perr, "UNSTABLE_OFFSET_COMMIT")
+}
+
+// SHOW GROUPS does not sum a lag over partitions of unknown commit: the
+// group's lag is NULL and the result partial.
+func TestShowGroupsPartitionOffsetFetchErrorIsPartial(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	f.produce(t, "t", 2, 6)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 3}))
+	require.NoError(t, err)
+	unstableOffsetFetch(t, f)
+	rows, _, perr := run(t, f.sess, &lang.ShowGroups{})
+	require.Len(t, rows, 1)
+	require.Equal(t, "g", rows[0][0])
+	require.Nil(t, rows[0][6], "lag")
+	require.True(t, result.IsPartial(perr), "%v", perr)
+	require.ErrorContains(t, perr, "UNSTABLE_OFFSET_COMMIT")
+}
+
+// RESET GROUP does not plan from a commit it could not read.
+func TestResetGroupRefusesAnUnknownCommit(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	f.produce(t, "t", 2, 6)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 3}))
+	require.NoError(t, err)
+	unstableOffsetFetch(t, f)
+	_, _, err = run(t, f.sess, &lang.ResetGroup{Group: "g", To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.ErrorContains(t, err, "partition t/1")
+	require.ErrorContains(t, err, "UNSTABLE_OFFSET_COMMIT")
+}
