@@ -69,7 +69,9 @@ func Scan(ctx context.Context, in io.Reader, name string, f Format, opt Options,
 			return err
 		}
 		b.Records = append(b.Records, *rec)
-		if len(b.Records) == 1024 {
+		// A batch goes when full, or when the next record would wait for
+		// the input (stdin from a slow writer is not held back).
+		if len(b.Records) == 1024 || r.br.Buffered() == 0 {
 			if err := flush(); err != nil {
 				return err
 			}
