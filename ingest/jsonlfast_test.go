@@ -55,7 +55,7 @@ func TestFastJSONLAgreesWithGeneral(t *testing.T) {
 			case 0:
 				b[i] = byte(rng.IntN(256))
 			case 1:
-				b[i] = `"\x'{}` [rng.IntN(6)]
+				b[i] = `"\x'{}`[rng.IntN(6)]
 			default:
 				b[i] = byte('a' + rng.IntN(26))
 			}
