@@ -33,7 +33,7 @@ type ScanConfig struct {
 // chunkSize is what the parallel reader hands a lane at a time: big enough
 // that passing it costs nothing per record, small enough that the chunks in
 // flight (two per lane) hold a few MiB.
-const chunkSize = 256 << 10
+const chunkSize = 128 << 10
 
 // Scan reads every record of in (format f; name is what errors call it) and
 // calls fn with them batch by batch, in input order, on the caller's
