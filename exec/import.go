@@ -123,8 +123,8 @@ func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.T
 	return ingest.Scan(ctx, in, name, format, opt, cfg, func(b *ingest.Batch) error {
 		for i := range b.Records {
 			in := &b.Records[i]
-			if err := s.importedRecord(ctx, st, t, in, m, &out); err != nil {
-				return fmt.Errorf("%s:%d: %w", name, in.Line, err)
+			if err := s.importedRecord(ctx, st, t, name, in, m, &out); err != nil {
+				return err
 			}
 			if err := fn(&out, in.Line); err != nil {
 				return err
@@ -141,29 +141,30 @@ type importMapper struct {
 }
 
 // importedRecord maps in onto rec, a record of t (rec's header list is
-// reused).
-func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka.Topic, in *ingest.Record, m *importMapper, rec *kafka.OutRecord) error {
+// reused). A mistake is an *ingest.Error naming the input name's line, the
+// field and its column.
+func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka.Topic, name string, in *ingest.Record, m *importMapper, rec *kafka.OutRecord) error {
 	src := st.From
 	key, value := in.Key, in.Value
 	var err error
 	if st.KeySchema != nil && key != nil {
 		if key, _, err = s.encodeLiteral(ctx, "key", &lang.Literal{Bytes: key}, st.KeySchema); err != nil {
-			return err
+			return ingest.FieldError(name, in, "key", err.Error())
 		}
 	}
 	if st.ValueSchema != nil && value != nil {
 		if value, _, err = s.encodeLiteral(ctx, "value", &lang.Literal{Bytes: value}, st.ValueSchema); err != nil {
-			return err
+			return ingest.FieldError(name, in, "value", err.Error())
 		}
 	}
 	*rec = kafka.OutRecord{Topic: st.Topic, Key: key, Value: value, Headers: rec.Headers[:0]}
 	switch {
 	case src.KeepPartition:
 		if in.Partition < 0 {
-			return errors.New("partition: KEEP PARTITION, but the record has no partition")
+			return ingest.FieldError(name, in, "partition", "KEEP PARTITION, but the record has no partition")
 		}
 		if !hasPartition(t, in.Partition) {
-			return fmt.Errorf("partition: KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t))
+			return ingest.FieldError(name, in, "partition", fmt.Sprintf("KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t)))
 		}
 		rec.Partition = in.Partition
 	case key != nil:

@@ -75,6 +75,7 @@ func fastJSONL(line []byte, s *slab, rec *Record) bool {
 		return p.end()
 	}
 	for {
+		at := int32(p.i + 1) // the field's column, as jsonRecord gives it
 		name, ok := p.name()
 		if !ok || !p.ws() || p.b[p.i] != ':' {
 			return false
@@ -85,6 +86,7 @@ func fastJSONL(line []byte, s *slab, rec *Record) bool {
 		}
 		switch string(name) {
 		case "partition":
+			rec.Cols.Partition = at
 			if p.null() {
 				break
 			}
@@ -100,6 +102,7 @@ func fastJSONL(line []byte, s *slab, rec *Record) bool {
 				}
 			}
 		case "timestamp":
+			rec.Cols.Timestamp = at
 			if p.null() {
 				rec.Timestamp = time.Time{}
 				break
@@ -123,9 +126,9 @@ func fastJSONL(line []byte, s *slab, rec *Record) bool {
 				return false
 			}
 			if name[0] == 'k' {
-				rec.Key = b
+				rec.Key, rec.Cols.Key = b, at
 			} else {
-				rec.Value = b
+				rec.Value, rec.Cols.Value = b, at
 			}
 		case "headers":
 			hs, ok := p.headers()
