@@ -84,7 +84,8 @@ type insertPlan struct {
 	cols  map[string]int
 	// checked, when set, is where execute's read starts instead of the
 	// SELECT's FROM: the range the dry run checked (see checkedRead).
-	checked *lang.Start
+	checked        *lang.Start
+	checkedRecords int64 // how many records the check saw: the progress line's total
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
@@ -114,6 +115,9 @@ func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, e
 		}
 		seenUpTo = upTo
 		p.checked = checkedRead(from)
+		for _, d := range dests {
+			p.checkedRecords += d.records
+		}
 	}
 	return p.execute(ctx, seenUpTo)
 }
@@ -388,8 +392,13 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, err
 	}
 	defer w.Close()
-	prog := result.MoveProgressOf(ctx) // the shell's progress line
-	prog.Begin(0, 0)
+	// The shell's progress line: its ETA is against the records the check
+	// counted, or else against the source offsets the range spans (captured
+	// when the read starts), which the read passes row by row (WHERE may
+	// leave some out, so records written are not the measure).
+	prog := result.MoveProgressOf(ctx)
+	prog.Begin(p.checkedRecords, 0)
+	readPos := map[int32]int64{} // source partition -> next offset the progress counts from
 	dests := map[kafka.TopicPartition]*insertDest{}
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
@@ -413,9 +422,21 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			committed[sp] = o
 		}
 	}
-	readCtx := withRangeStarts(ctx, func(m map[int32]int64) { starts = m })
+	readCtx := withRangeStarts(ctx, func(m map[int32]int64) {
+		starts = m
+		for sp, o := range m {
+			readPos[sp] = o
+		}
+	})
+	if p.checkedRecords == 0 {
+		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(0, n) })
+	}
 	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {
+			if from, ok := readPos[r.srcPart]; ok && from >= 0 && r.srcOff >= from {
+				prog.Consumed(r.srcOff + 1 - from)
+				readPos[r.srcPart] = r.srcOff + 1
+			}
 			if upTo != nil {
 				if last, ok := upTo[r.srcPart]; !ok || r.srcOff > last {
 					return nil // arrived after the check: not part of this INSERT
