@@ -190,16 +190,42 @@ func (p *fastParser) name() ([]byte, bool) {
 	}
 	start := p.i + 1
 	for j := start; j < len(p.b); j++ {
-		switch c := p.b[j]; {
-		case c == '"':
+		switch strClass[p.b[j]] {
+		case 0:
+			continue
+		case classQuote:
 			p.i = j + 1
 			return p.b[start:j], true
-		case c == '\\' || c < ' ' || c >= 0x80:
-			return nil, false
 		}
+		return nil, false
 	}
 	return nil, false
 }
+
+// strClass sorts the bytes of a JSON string: 0 is a byte that stands for
+// itself, the rest end a run of them.
+var strClass = func() (t [256]byte) {
+	for c := range 256 {
+		switch {
+		case c == '"':
+			t[c] = classQuote
+		case c == '\\':
+			t[c] = classEscape
+		case c < ' ':
+			t[c] = classControl
+		case c >= 0x80:
+			t[c] = classNonASCII
+		}
+	}
+	return t
+}()
+
+const (
+	classQuote = 1 + iota
+	classEscape
+	classControl
+	classNonASCII
+)
 
 // digits reads -?(0|[1-9][0-9]*) of at most max digits, not followed by a
 // fraction or exponent.
@@ -257,11 +283,10 @@ func (p *fastParser) str() ([]byte, bool) {
 		// The unescaped run up to the next quote, backslash or control byte.
 		k := j
 		for k < len(p.b) {
-			c := p.b[k]
-			if c == '"' || c == '\\' || c < ' ' {
-				break
-			}
-			if c >= 0x80 {
+			if cl := strClass[p.b[k]]; cl != 0 {
+				if cl != classNonASCII {
+					break
+				}
 				ascii = false
 			}
 			k++
