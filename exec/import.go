@@ -58,12 +58,14 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		return f, src.File, nil
 	}
 	if !src.Stdin {
-		// Every record is checked before the first is written.
+		// Every record is checked before the first is written: a scan in
+		// lanes that keeps nothing (its memory is reused batch by batch).
 		in, name, err := open()
 		if err != nil {
 			return nil, err
 		}
-		err = s.eachImported(ctx, st, t, ingest.NewReader(in, name, format, opt), func(*kafka.OutRecord, int) error { return nil })
+		var mp importMapper
+		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(*kafka.OutRecord, int) error { return nil })
 		in.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%w; nothing was written", err)
@@ -82,7 +84,9 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
 	prog.Begin(0, fileSize(src.File, src.Stdin))
 	committedLine := 0
-	err = s.eachImported(ctx, st, t, ingest.NewReader(prog.Reader(in), name, format, opt), func(rec *kafka.OutRecord, line int) error {
+	var mp importMapper
+	// The producer sends a record's bytes after Write returns: KeepBytes.
+	err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !src.Stdin, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
 		committed, err := w.Write(ctx, rec)
 		prog.Wrote(rec.Size())
 		if committed {
@@ -111,56 +115,60 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	return res, nil
 }
 
-// eachImported reads every record of r, maps it onto a record of t and
-// hands it to fn with its input line.
-func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, r *ingest.Reader, fn func(*kafka.OutRecord, int) error) error {
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
+// eachImported reads every record of in, maps it onto a record of t and
+// hands it to fn with its input line. The record fn gets is reused for the
+// next one: fn must not keep it (the writer copies it).
+func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, in io.Reader, name string, format ingest.Format, opt ingest.Options, cfg ingest.ScanConfig, m *importMapper, fn func(*kafka.OutRecord, int) error) error {
+	var out kafka.OutRecord
+	return ingest.Scan(ctx, in, name, format, opt, cfg, func(b *ingest.Batch) error {
+		for i := range b.Records {
+			in := &b.Records[i]
+			if err := s.importedRecord(ctx, st, t, name, in, m, &out); err != nil {
+				return err
+			}
+			if err := fn(&out, in.Line); err != nil {
+				return err
+			}
 		}
-		in, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rec, err := s.importedRecord(ctx, st, t, in)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", r.Name(), in.Line, err)
-		}
-		if err := fn(rec, in.Line); err != nil {
-			return err
-		}
-	}
+		return ctx.Err()
+	})
 }
 
-func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka.Topic, in *ingest.Record) (*kafka.OutRecord, error) {
+// importMapper is what mapping records needs between records: a keyed
+// partitioner without an allocation per record.
+type importMapper struct {
+	keys kafka.KeyPartitioner
+}
+
+// importedRecord maps in onto rec, a record of t (rec's header list is
+// reused). A mistake is an *ingest.Error naming the input name's line, the
+// field and its column.
+func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka.Topic, name string, in *ingest.Record, m *importMapper, rec *kafka.OutRecord) error {
 	src := st.From
 	key, value := in.Key, in.Value
 	var err error
 	if st.KeySchema != nil && key != nil {
 		if key, _, err = s.encodeLiteral(ctx, "key", &lang.Literal{Bytes: key}, st.KeySchema); err != nil {
-			return nil, err
+			return ingest.FieldError(name, in, "key", err.Error())
 		}
 	}
 	if st.ValueSchema != nil && value != nil {
 		if value, _, err = s.encodeLiteral(ctx, "value", &lang.Literal{Bytes: value}, st.ValueSchema); err != nil {
-			return nil, err
+			return ingest.FieldError(name, in, "value", err.Error())
 		}
 	}
-	rec := &kafka.OutRecord{Topic: st.Topic, Key: key, Value: value}
+	*rec = kafka.OutRecord{Topic: st.Topic, Key: key, Value: value, Headers: rec.Headers[:0]}
 	switch {
 	case src.KeepPartition:
 		if in.Partition < 0 {
-			return nil, errors.New("partition: KEEP PARTITION, but the record has no partition")
+			return ingest.FieldError(name, in, "partition", "KEEP PARTITION, but the record has no partition")
 		}
 		if !hasPartition(t, in.Partition) {
-			return nil, fmt.Errorf("partition: KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t))
+			return ingest.FieldError(name, in, "partition", fmt.Sprintf("KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t)))
 		}
 		rec.Partition = in.Partition
 	case key != nil:
-		rec.Partition = kafka.PartitionForKey(t.Name, key, len(t.Partitions))
+		rec.Partition = m.keys.Partition(t.Name, key, len(t.Partitions))
 	default:
 		rec.Partition = t.Partitions[int(roundRobin.Add(1))%len(t.Partitions)].ID
 	}
@@ -172,7 +180,7 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 	for _, h := range in.Headers {
 		rec.Headers = append(rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
 	}
-	return rec, nil
+	return nil
 }
 
 func hasPartition(t *kafka.Topic, p int32) bool {

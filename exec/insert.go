@@ -82,6 +82,10 @@ type insertPlan struct {
 	in    *lang.Insert
 	metas map[string]*kafka.Topic // destination topics, looked up once each
 	cols  map[string]int
+	// checked, when set, is where execute's read starts instead of the
+	// SELECT's FROM: the range the dry run checked (see checkedRead).
+	checked        *lang.Start
+	checkedRecords int64 // how many records the check saw: the progress line's total
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
@@ -100,7 +104,7 @@ func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, e
 	// record's destination is checked before anything is written.
 	var seenUpTo map[int32]int64
 	if !in.Execute || in.TopicExpr != nil {
-		dests, upTo, err := p.dryRun(ctx)
+		dests, from, upTo, err := p.dryRun(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -110,8 +114,28 @@ func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, e
 			return res, nil
 		}
 		seenUpTo = upTo
+		p.checked = checkedRead(from)
+		for _, d := range dests {
+			p.checkedRecords += d.records
+		}
 	}
 	return p.execute(ctx, seenUpTo)
+}
+
+// checkedRead is the read of exactly what a dry run checked: per source
+// partition it read, from the first offset it took (SKIP's and FROM's
+// work is done), without LIMIT or SKIP; execute stops each partition at
+// the last offset checked. Reading the SELECT again as written would not
+// do: records that arrived in between, in a partition that had none, with
+// older timestamps, come first in the merge and use up the LIMIT, and the
+// records checked after them would not be written.
+func checkedRead(from map[int32]int64) *lang.Start {
+	pos := make([]lang.PartitionOffset, 0, len(from))
+	for sp, o := range from {
+		pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o})
+	}
+	slices.SortFunc(pos, func(a, b lang.PartitionOffset) int { return int(a.Partition - b.Partition) })
+	return &lang.Start{Kind: lang.FromAnchor, Positions: pos}
 }
 
 // topic returns the destination topic name's metadata; at names the
@@ -166,6 +190,12 @@ func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error 
 	q, err := insertSource(p.in)
 	if err != nil {
 		return err
+	}
+	if p.checked != nil {
+		if len(p.checked.Positions) == 0 {
+			return nil // the check saw no record: nothing to write
+		}
+		q.From, q.Partitions, q.Skip, q.Limit, q.LimitAll = p.checked, nil, nil, nil, true
 	}
 	res, err := p.s.Execute(ctx, q)
 	if err != nil {
@@ -307,11 +337,12 @@ func bytesOf(v any, what, at string) ([]byte, error) {
 }
 
 // dryRun reads the whole source and sums what each destination
-// partition would get; upTo is the last source offset read per partition.
-func (p *insertPlan) dryRun(ctx context.Context) (map[kafka.TopicPartition]*insertDest, map[int32]int64, error) {
-	dests := map[kafka.TopicPartition]*insertDest{}
-	upTo := map[int32]int64{}
-	err := p.rows(ctx, func(r *insertRow) error {
+// partition would get; from and upTo are the first and last source offset
+// read per partition.
+func (p *insertPlan) dryRun(ctx context.Context) (dests map[kafka.TopicPartition]*insertDest, from, upTo map[int32]int64, err error) {
+	dests = map[kafka.TopicPartition]*insertDest{}
+	from, upTo = map[int32]int64{}, map[int32]int64{}
+	err = p.rows(ctx, func(r *insertRow) error {
 		tp := kafka.TopicPartition{Topic: r.rec.Topic, Partition: r.rec.Partition}
 		// A keyless record without a partition goes round robin: the dry
 		// run counts it under the partition it drew this time.
@@ -324,11 +355,14 @@ func (p *insertPlan) dryRun(ctx context.Context) (map[kafka.TopicPartition]*inse
 		d.bytes += r.rec.Size()
 		d.last = r.at()
 		if r.srcPart >= 0 {
+			if _, ok := from[r.srcPart]; !ok {
+				from[r.srcPart] = r.srcOff
+			}
 			upTo[r.srcPart] = r.srcOff
 		}
 		return nil
 	})
-	return dests, upTo, err
+	return dests, from, upTo, err
 }
 
 func destRows(dests map[kafka.TopicPartition]*insertDest) []result.Row {
@@ -358,8 +392,13 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, err
 	}
 	defer w.Close()
-	prog := result.MoveProgressOf(ctx) // the shell's progress line
-	prog.Begin(0, 0)
+	// The shell's progress line: its ETA is against the records the check
+	// counted, or else against the source offsets the range spans (captured
+	// when the read starts), which the read passes row by row (WHERE may
+	// leave some out, so records written are not the measure).
+	prog := result.MoveProgressOf(ctx)
+	prog.Begin(p.checkedRecords, 0)
+	readPos := map[int32]int64{} // source partition -> next offset the progress counts from
 	dests := map[kafka.TopicPartition]*insertDest{}
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
@@ -383,9 +422,21 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			committed[sp] = o
 		}
 	}
-	readCtx := withRangeStarts(ctx, func(m map[int32]int64) { starts = m })
+	readCtx := withRangeStarts(ctx, func(m map[int32]int64) {
+		starts = m
+		for sp, o := range m {
+			readPos[sp] = o
+		}
+	})
+	if p.checkedRecords == 0 {
+		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(0, n) })
+	}
 	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {
+			if from, ok := readPos[r.srcPart]; ok && from >= 0 && r.srcOff >= from {
+				prog.Consumed(r.srcOff + 1 - from)
+				readPos[r.srcPart] = r.srcOff + 1
+			}
 			if upTo != nil {
 				if last, ok := upTo[r.srcPart]; !ok || r.srcOff > last {
 					return nil // arrived after the check: not part of this INSERT

@@ -22,6 +22,7 @@ func withRangeStarts(ctx context.Context, fn func(map[int32]int64)) context.Cont
 }
 
 func reportRangeStarts(ctx context.Context, selected []kafka.TopicPartition, ranges []kafka.Range) {
+	reportRangeSize(ctx, ranges)
 	fn, _ := ctx.Value(rangeStartsKey{}).(func(map[int32]int64))
 	if fn == nil {
 		return
@@ -34,4 +35,26 @@ func reportRangeStarts(ctx context.Context, selected []kafka.TopicPartition, ran
 		starts[rg.TP.Partition] = rg.Start
 	}
 	fn(starts)
+}
+
+type rangeSizeKey struct{}
+
+// withRangeSize asks the forward read run under ctx to report, once its
+// range is resolved, how many offsets the range spans across its
+// partitions (from each start to the end captured then): what INSERT's
+// progress line measures its ETA against.
+func withRangeSize(ctx context.Context, fn func(int64)) context.Context {
+	return context.WithValue(ctx, rangeSizeKey{}, fn)
+}
+
+func reportRangeSize(ctx context.Context, ranges []kafka.Range) {
+	fn, _ := ctx.Value(rangeSizeKey{}).(func(int64))
+	if fn == nil {
+		return
+	}
+	var n int64
+	for _, rg := range ranges {
+		n += max(rg.End-rg.Start, 0)
+	}
+	fn(n)
 }

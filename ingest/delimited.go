@@ -60,7 +60,7 @@ func (r *Reader) delimitedRecord(fs []field, n int) (*Record, error) {
 	fail := func(i int, msg string) error {
 		return &Error{File: r.name, Line: n, Column: fs[i].col, Field: recordColumns[i], Msg: msg}
 	}
-	rec := &Record{Line: n, Partition: -1}
+	rec := &Record{Line: n, Partition: -1, Cols: Columns{Partition: int32(fs[0].col), Timestamp: int32(fs[2].col), Key: int32(fs[3].col), Value: int32(fs[4].col)}}
 	if !fs[0].null && fs[0].text != "" {
 		p, err := strconv.ParseInt(fs[0].text, 10, 32)
 		if err != nil || p < 0 {

@@ -58,6 +58,33 @@ type Record struct {
 	Key       []byte // nil: NULL
 	Value     []byte // nil: NULL (a tombstone)
 	Headers   []result.Header
+	Cols      Columns // where its fields are in the line
+}
+
+// Columns is where each of a record's fields starts in its input line, from
+// 1 (0: the input does not give the field): a mistake found only after the
+// record was read (a partition the target lacks, a value its schema
+// refuses) is reported there.
+type Columns struct {
+	Partition, Timestamp, Key, Value int32
+}
+
+// FieldError is a mistake in field ("partition", "timestamp", "key" or
+// "value") of rec, found after it was read from the input called name: it
+// names the line, and the column when the input has one.
+func FieldError(name string, rec *Record, field, msg string) *Error {
+	var col int32
+	switch field {
+	case "partition":
+		col = rec.Cols.Partition
+	case "timestamp":
+		col = rec.Cols.Timestamp
+	case "key":
+		col = rec.Cols.Key
+	case "value":
+		col = rec.Cols.Value
+	}
+	return &Error{File: name, Line: rec.Line, Column: int(col), Field: field, Msg: msg}
 }
 
 // Error is a record the input holds that cannot be read: where it is and
@@ -172,7 +199,7 @@ func (r *Reader) nextLine() (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &Record{Line: n, Partition: -1, Value: append([]byte{}, line...)}
+	rec := &Record{Line: n, Partition: -1, Value: append([]byte{}, line...), Cols: Columns{Value: 1}}
 	if d := r.opt.KeyDelimiter; d != "" {
 		s := string(line)
 		i := strings.Index(s, d)
@@ -180,6 +207,7 @@ func (r *Reader) nextLine() (*Record, error) {
 			return nil, &Error{File: r.name, Line: n, Column: 1, Field: "key", Msg: fmt.Sprintf("no key delimiter %q in the line (every line is key%svalue)", d, d)}
 		}
 		rec.Key, rec.Value = []byte(s[:i]), []byte(s[i+len(d):])
+		rec.Cols = Columns{Key: 1, Value: int32(i + len(d) + 1)}
 	}
 	return rec, nil
 }

@@ -113,6 +113,13 @@ func (r *Reader) jsonRecord(line []byte, n, base int) (*Record, error) {
 	if ferr != nil {
 		return nil, ferr
 	}
+	col := func(field string) int32 {
+		if i := bytes.Index(line, []byte(`"`+field+`"`)); i >= 0 {
+			return int32(base + i + 1)
+		}
+		return 0
+	}
+	rec.Cols = Columns{Partition: col("partition"), Timestamp: col("timestamp"), Key: col("key"), Value: col("value")}
 	return rec, nil
 }
 

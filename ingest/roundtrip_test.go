@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -129,4 +130,31 @@ func TestLinesAreValuesWithAnOptionalKey(t *testing.T) {
 	require.Equal(t, "b", string(rec.Key))
 	require.Equal(t, "c:d", string(rec.Value))
 	require.Equal(t, 1, rec.Line)
+}
+
+// A mistake found after a record was read (a partition the target lacks, a
+// value its schema refuses) names the line, the field and its column, in
+// every format that has columns.
+func TestFieldErrorsNameTheColumn(t *testing.T) {
+	for _, c := range []struct {
+		f     Format
+		in    string
+		field string
+		want  string
+	}{
+		{JSONL, "{\"value\":\"a\"}\n{\"partition\":7,\"key\":\"k\",\"value\":\"v\"}\n", "partition", "in.jsonl:2:2: partition: boom"},
+		{JSONL, "{\"partition\":7,\"key\":\"k\",\"value\":\"v\"}\n", "value", "in.jsonl:1:26: value: boom"},
+		{JSONL, `{"partition":7, "timestamp": "2026-01-01T00:00:00+01:00", "key":"k"}`, "timestamp", "in.jsonl:1:17: timestamp: boom"},
+		{JSONL, `{"key":"k"}`, "partition", "in.jsonl:1: partition: boom"},
+		{CSV, "7,0,2026-01-01T00:00:00Z,k,v,\n", "value", "in.csv:1:28: value: boom"},
+		{TSV, "7\t0\t2026-01-01T00:00:00Z\tk\tv\t\n", "key", "in.tsv:1:26: key: boom"},
+		{Lines, "k1:v1\n", "value", "in.lines:1:4: value: boom"},
+	} {
+		var rec *Record
+		err := Scan(context.Background(), strings.NewReader(c.in), "in."+c.f.String(), c.f, Options{KeyDelimiter: ":"}, ScanConfig{Parallel: true}, func(b *Batch) error {
+			rec = &b.Records[len(b.Records)-1]
+			return FieldError("in."+c.f.String(), rec, c.field, "boom")
+		})
+		require.EqualError(t, err, c.want, "%s %q", c.f, c.in)
+	}
 }

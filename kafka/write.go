@@ -124,6 +124,10 @@ type Writer struct {
 	txnRecords int
 	txnBytes   int64
 
+	recs    []kgo.Record       // the block records are carved from (newRecord)
+	hdrs    []kgo.RecordHeader // the block headers are carved from
+	promise func(*kgo.Record, error)
+
 	mu        sync.Mutex
 	firstErr  error // the first record the open transaction failed to write
 	pending   map[TopicPartition]*PartitionWritten
@@ -209,38 +213,15 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		w.txnRecords, w.txnBytes = 0, 0
 	}
 	size := rec.Size()
-	r := &kgo.Record{Topic: rec.Topic, Partition: rec.Partition, Key: rec.Key, Value: rec.Value, Timestamp: rec.Timestamp}
-	if len(rec.Headers) > 0 {
-		r.Headers = make([]kgo.RecordHeader, len(rec.Headers))
-		for i, h := range rec.Headers {
-			r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
-		}
+	r := w.newRecord(len(rec.Headers))
+	r.Topic, r.Partition, r.Key, r.Value, r.Timestamp = rec.Topic, rec.Partition, rec.Key, rec.Value, rec.Timestamp
+	for i, h := range rec.Headers {
+		r.Headers[i] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
 	}
-	tp := TopicPartition{rec.Topic, rec.Partition}
-	w.p.Produce(ctx, r, func(r *kgo.Record, err error) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if err != nil {
-			if w.aborting {
-				return
-			}
-			if w.firstErr == nil {
-				w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
-			}
-			if _, ok := w.failed[tp]; !ok {
-				w.failed[tp] = err
-			}
-			return
-		}
-		pw := w.pending[tp]
-		if pw == nil {
-			pw = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
-			w.pending[tp] = pw
-		}
-		pw.Records++
-		pw.Bytes += size
-		pw.LastOffset = max(pw.LastOffset, r.Offset)
-	})
+	if w.promise == nil {
+		w.promise = w.written
+	}
+	w.p.Produce(ctx, r, w.promise)
 	w.txnRecords++
 	w.txnBytes += size
 	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes {
@@ -250,6 +231,57 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		return true, nil
 	}
 	return false, nil
+}
+
+// newRecord is a record with n headers, carved from blocks: one allocation
+// per few hundred records rather than two per record. A block lives while
+// the producer holds any record of it.
+func (w *Writer) newRecord(n int) *kgo.Record {
+	if len(w.recs) == cap(w.recs) {
+		w.recs = make([]kgo.Record, 0, 512)
+	}
+	w.recs = w.recs[:len(w.recs)+1]
+	r := &w.recs[len(w.recs)-1]
+	if n > 0 {
+		if cap(w.hdrs)-len(w.hdrs) < n {
+			w.hdrs = make([]kgo.RecordHeader, 0, max(1024, n))
+		}
+		k := len(w.hdrs)
+		w.hdrs = w.hdrs[:k+n]
+		r.Headers = w.hdrs[k : k+n : k+n]
+	}
+	return r
+}
+
+// written is every record's promise: the producer's answer for it.
+func (w *Writer) written(r *kgo.Record, err error) {
+	tp := TopicPartition{r.Topic, r.Partition}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if w.aborting {
+			return
+		}
+		if w.firstErr == nil {
+			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
+		}
+		if _, ok := w.failed[tp]; !ok {
+			w.failed[tp] = err
+		}
+		return
+	}
+	pw := w.pending[tp]
+	if pw == nil {
+		pw = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
+		w.pending[tp] = pw
+	}
+	size := int64(len(r.Key) + len(r.Value))
+	for _, h := range r.Headers {
+		size += int64(len(h.Key) + len(h.Value))
+	}
+	pw.Records++
+	pw.Bytes += size
+	pw.LastOffset = max(pw.LastOffset, r.Offset)
 }
 
 func (w *Writer) takeErr() error {

@@ -14,7 +14,7 @@ import (
 // watching) and from any goroutine.
 type MoveProgress struct {
 	records, bytes atomic.Int64
-	input          atomic.Int64 // input bytes consumed (an import's file)
+	input          atomic.Int64 // input consumed: an import's file bytes, an INSERT's source offsets
 	totalRecords   atomic.Int64 // 0: unknown
 	totalInput     atomic.Int64 // 0: unknown (stdin)
 	writing        atomic.Bool

@@ -168,6 +168,20 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 	if len(cs) == 0 {
 		return nil, nil, fmt.Errorf("-only %q matches no contender", c.only)
 	}
+	if c.baseline != "" {
+		// The same kql contenders run by the older binary, goals dropped:
+		// a before/after comparison under the same load.
+		for _, k := range slices.Clone(cs) {
+			if !strings.HasPrefix(k.name, "kql ") || k.argv[0] != e.kql {
+				continue
+			}
+			b := *k
+			b.name = "base " + strings.TrimPrefix(k.name, "kql ")
+			b.argv = append([]string{c.baseline}, k.argv[1:]...)
+			b.goal = goal{}
+			cs = append(cs, &b)
+		}
+	}
 	for _, k := range cs {
 		if k.timeout == 0 {
 			k.timeout = c.timeout

@@ -82,7 +82,7 @@ func moveLine(s result.MoveSnapshot, el time.Duration) string {
 	}
 	line += fmt.Sprintf(" records, %s, %.0f records/s", sizeText(s.Bytes), float64(s.Records)/secs)
 	// The fraction done: of the records when the dry run counted them,
-	// else of the input file's bytes.
+	// else of the input: an import's file bytes, an INSERT's source offsets.
 	var frac float64
 	switch {
 	case s.TotalRecords > 0:

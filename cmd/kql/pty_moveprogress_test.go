@@ -65,6 +65,9 @@ func TestMoveLine(t *testing.T) {
 		{result.MoveSnapshot{Records: 500, Bytes: 2048, TotalRecords: 1000}, "500 of 1000 records, 2.0 KiB, 250 records/s, 50%, ETA 2s"},
 		{result.MoveSnapshot{Records: 10, Bytes: 100, Input: 25, TotalInput: 100}, "10 records, 100 B, 5 records/s, 25%, ETA 6s"},
 		{result.MoveSnapshot{Records: 10, Bytes: 3 << 20}, "10 records, 3.0 MiB, 5 records/s"},
+		// An INSERT ... EXECUTE half way through its source range (WHERE
+		// kept 40 of the 50 records passed): the ETA is against the range.
+		{result.MoveSnapshot{Records: 40, Bytes: 4096, Input: 50, TotalInput: 100}, "40 records, 4.0 KiB, 20 records/s, 50%, ETA 2s"},
 	} {
 		if got := moveLine(tc.s, 2*time.Second); got != tc.want {
 			t.Errorf("moveLine(%+v) = %q, want %q", tc.s, got, tc.want)

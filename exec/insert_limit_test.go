@@ -1,0 +1,79 @@
+package exec
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// INSERT INTO TOPIC expr ... LIMIT n EXECUTE checks every record's
+// destination in a dry run, then reads the source again to write. Records
+// that arrive between the two reads, in a partition that was empty, with
+// older timestamps (a producer sets CreateTime), come first in the second
+// read's merge: the write must still copy exactly the records the check
+// saw, not LIMIT rows of which it drops those the check never saw. The
+// records arrive while the test holds the writer's InitProducerId (the step
+// between the two reads) on kfake's hooks.
+func TestInsertToTopicExprWithLimitWritesWhatTheDryRunChecked(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "src", 2)
+	f.spread(t, "dst", 3)
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	rec := func(p int32, i int, ts time.Time) *kgo.Record {
+		return &kgo.Record{Topic: "src", Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte("v"), Timestamp: ts,
+			Headers: []kgo.RecordHeader{{Key: "to", Value: []byte("dst")}}}
+	}
+	var recs []*kgo.Record
+	for i := range 10 {
+		recs = append(recs, rec(0, i, base.Add(time.Duration(i)*time.Millisecond)))
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+
+	stmt := "INSERT INTO TOPIC header('to') SELECT * FROM src LIMIT 5"
+	dry, _ := mustRun(t, f.sess, parse(t, stmt))
+	require.Equal(t, int64(5), sumRecords(dry), "the dry run checks 5 records")
+	for _, r := range dry {
+		require.Regexp(t, `^0:[0-4]$`, r[4], "the oldest 5: partition 0's first")
+		require.Regexp(t, `^0:[0-4]$`, r[5], "the oldest 5: partition 0's first")
+	}
+
+	var once sync.Once
+	f.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		once.Do(func() {
+			f.SleepControl(func() {
+				var late []*kgo.Record
+				for i := range 5 {
+					late = append(late, rec(1, i, base.Add(-time.Duration(10-i)*time.Second)))
+				}
+				require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
+			})
+		})
+		return nil, nil, false
+	})
+	rows, _ := mustRun(t, f.sess, parse(t, stmt+" EXECUTE"))
+	require.Equal(t, int64(5), sumRecords(rows), "EXECUTE writes the 5 records its check saw: %v", rows)
+	require.Equal(t, int64(15), sumEnds(t, f.sess, "src"), "the late records arrived")
+	got := committedEventually(t, f.sess, "dst", 5)
+	for _, r := range got {
+		require.Regexp(t, `^k-0-[0-4]$`, string(r[3].([]byte)), "a record the check saw")
+	}
+}
+
+// sumRecords adds up the records column of an INSERT's table.
+func sumRecords(rows []result.Row) int64 {
+	var n int64
+	for _, r := range rows {
+		n += r[2].(int64)
+	}
+	return n
+}
