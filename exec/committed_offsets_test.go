@@ -91,3 +91,25 @@ func TestResetGroupRefusesAnUnknownCommit(t *testing.T) {
 	require.ErrorContains(t, err, "partition t/1")
 	require.ErrorContains(t, err, "UNSTABLE_OFFSET_COMMIT")
 }
+
+// Only the partitions a RESET moves need their commit known: a reset of
+// another topic, or of the topic's other partitions, plans as before.
+func TestResetGroupOfOtherPartitionsIgnoresAnUnknownCommit(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	f.spread(t, "other", 1)
+	f.produce(t, "t", 2, 6)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 3}))
+	require.NoError(t, err)
+	unstableOffsetFetch(t, f)
+	other, t0 := "other", "t"
+	rows, _, err := run(t, f.sess, &lang.ResetGroup{Group: "g", Topic: &other, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.NoError(t, err, "t/1's unknown commit is not other's")
+	require.Len(t, rows, 1)
+	rows, _, err = run(t, f.sess, &lang.ResetGroup{Group: "g", Topic: &t0, Partitions: []int32{0}, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.NoError(t, err, "PARTITION 0 leaves t/1 as it is")
+	require.Len(t, rows, 1)
+	_, _, err = run(t, f.sess, &lang.ResetGroup{Group: "g", Topic: &t0, To: lang.ResetTarget{Kind: lang.ResetEarliest}})
+	require.ErrorContains(t, err, "partition t/1", "moving t/1 needs its commit")
+	require.ErrorContains(t, err, "UNSTABLE_OFFSET_COMMIT")
+}
