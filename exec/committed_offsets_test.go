@@ -16,7 +16,11 @@ import (
 // unstableOffsetFetch makes every OffsetFetch answer t/0 committed at 4
 // and t/1 with UNSTABLE_OFFSET_COMMIT (a transaction's commit pending):
 // the commit of t/1 is unknown.
-func unstableOffsetFetch(t *testing.T, f *fake) {
+func unstableOffsetFetch(t *testing.T, f *fake) { unstableOffsetFetchOf(t, f, true) }
+
+// unstableOffsetFetchOf is unstableOffsetFetch, with t/0 left out of the
+// answer unless withP0.
+func unstableOffsetFetchOf(t *testing.T, f *fake, withP0 bool) {
 	md, err := f.adm.Metadata(ctxT(t), "t")
 	require.NoError(t, err)
 	id := md.Topics["t"].ID
@@ -34,7 +38,10 @@ func unstableOffsetFetch(t *testing.T, f *fake) {
 			p0.Partition, p0.Offset, p0.LeaderEpoch = 0, 4, -1
 			p1 := kmsg.NewOffsetFetchResponseGroupTopicPartition()
 			p1.Partition, p1.Offset, p1.LeaderEpoch, p1.ErrorCode = 1, -1, -1, kerr.UnstableOffsetCommit.Code
-			rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p0, p1}
+			rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p1}
+			if withP0 {
+				rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p0, p1}
+			}
 			rg.Topics = append(rg.Topics, rt)
 			resp.Groups = append(resp.Groups, rg)
 		}
@@ -77,6 +84,21 @@ func TestShowGroupsPartitionOffsetFetchErrorIsPartial(t *testing.T) {
 	require.Nil(t, rows[0][6], "lag")
 	require.True(t, result.IsPartial(perr), "%v", perr)
 	require.ErrorContains(t, perr, "UNSTABLE_OFFSET_COMMIT")
+}
+
+// A group whose only commit is of unknown offset still lists its topic:
+// the coordinator named the partition, only its offset is unknown.
+func TestShowGroupsListsTheTopicOfAnUnknownCommit(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 1, Offset: 3}))
+	require.NoError(t, err)
+	unstableOffsetFetchOf(t, f, false)
+	rows, _, perr := run(t, f.sess, &lang.ShowGroups{})
+	require.Len(t, rows, 1)
+	require.Equal(t, "t", rows[0][5], "topics")
+	require.Nil(t, rows[0][6], "lag")
+	require.True(t, result.IsPartial(perr), "%v", perr)
 }
 
 // RESET GROUP does not plan from a commit it could not read.
