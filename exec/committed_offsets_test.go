@@ -135,3 +135,19 @@ func TestResetGroupOfOtherPartitionsIgnoresAnUnknownCommit(t *testing.T) {
 	require.ErrorContains(t, err, "partition t/1", "moving t/1 needs its commit")
 	require.ErrorContains(t, err, "UNSTABLE_OFFSET_COMMIT")
 }
+
+// DELETE GROUP's confirmation does not count offsets it could not read:
+// it asks without a count rather than understate what is deleted.
+func TestDeleteGroupConfirmationDoesNotCountAnUnknownCommit(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 2)
+	_, err := f.adm.CommitOffsets(ctxT(t), "g", kadm.OffsetsFromRecords(kgo.Record{Topic: "t", Partition: 0, Offset: 3}))
+	require.NoError(t, err)
+	q, ask := f.sess.Confirmation(ctxT(t), &lang.DeleteGroup{Group: "g"})
+	require.True(t, ask)
+	require.Equal(t, "delete group g: its committed offsets for 1 partition of 1 topic?", q, "every commit known: counted")
+	unstableOffsetFetch(t, f)
+	q, ask = f.sess.Confirmation(ctxT(t), &lang.DeleteGroup{Group: "g"})
+	require.True(t, ask)
+	require.Equal(t, "delete group g?", q, "t/1's commit is unknown: no count")
+}
