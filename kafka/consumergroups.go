@@ -122,8 +122,9 @@ type GroupOffsets struct {
 // FetchOffsets reads the committed offsets of groups at their
 // coordinators: one OffsetFetch per coordinator broker carrying all its
 // groups (v8+, KIP-709). A broker older than v8 answers one group per
-// request: asked for one group, it is answered; asked for more, they
-// fail as unmentioned.
+// request, unnamed: a call for one group is answered; in a call for more,
+// every group that broker coordinates fails as unmentioned (Parse does not
+// see which groups a request carried), even one alone on it.
 func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string]GroupOffsets, map[string]*GroupError, error) {
 	const api = "OffsetFetch"
 	answeredBy := map[string]int32{} // written under Coordinators' lock
@@ -144,7 +145,7 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 			var out []GroupAnswer[[]kmsg.OffsetFetchResponseGroupTopic]
 			if resp.Version < 8 {
 				if len(groups) > 1 {
-					return nil // one group per request before v8: which one answered is unknown, so none is taken as answered
+					return nil // groups is the call's, not this request's: which group answered is unknown, so none is taken as answered
 				}
 				var topics []kmsg.OffsetFetchResponseGroupTopic
 				for _, t := range resp.Topics {
