@@ -173,10 +173,16 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 	}
 	plan := &resetPlan{created: !gs.exists, meta: m}
 	var committed map[kafka.TopicPartition]int64
+	var unknown []*kafka.PartitionError // partitions whose commit the coordinator could not give
 	if gs.exists {
-		if committed, err = s.committedOrFail(ctx, st.Group, m); err != nil {
+		if committed, unknown, err = s.committedOffsets(ctx, st.Group, m); err != nil {
 			return nil, err
 		}
+	}
+	if st.Topic == nil && len(unknown) > 0 {
+		// Without TOPIC the partitions to move are those the group has
+		// offsets for, and some of those are unknown.
+		return nil, fmt.Errorf("%s: the committed offsets of group %q: %w", what, st.Group, unknown[0])
 	}
 	if st.Topic == nil && len(committed) == 0 {
 		if !gs.exists {
@@ -189,6 +195,13 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 		return nil, err
 	}
 	plan.meta = m
+	for _, pe := range unknown {
+		// Only a partition this reset moves needs its commit known: one
+		// of another topic, or left out with PARTITION, stays as it is.
+		if slices.Contains(parts, kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition}) {
+			return nil, fmt.Errorf("%s: the committed offsets of group %q: %w", what, st.Group, pe)
+		}
+	}
 	if plan.created {
 		plan.notes = append(plan.notes, fmt.Sprintf("notice: there is no group %q yet: EXECUTE creates it with these offsets", st.Group))
 	}

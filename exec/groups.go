@@ -157,8 +157,12 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 		}
 		info.committed = make(map[kafka.TopicPartition]int64)
 		for _, pe := range offsets[n].Failed {
-			// A partition whose commit is unknown leaves the lag unknown.
+			// A partition whose commit is unknown leaves the lag unknown;
+			// the coordinator still named it, so its topic is the group's.
 			fail(n, pe)
+			if pe.Topic != "" {
+				info.topics[pe.Topic] = true
+			}
 		}
 		for _, c := range offsets[n].Offsets {
 			name := m.TopicName(c.Topic, c.TopicID)

@@ -122,8 +122,9 @@ type GroupOffsets struct {
 // FetchOffsets reads the committed offsets of groups at their
 // coordinators: one OffsetFetch per coordinator broker carrying all its
 // groups (v8+, KIP-709). A broker older than v8 answers one group per
-// request: asked for one group, it is answered; asked for more, they
-// fail as unmentioned.
+// request, unnamed: a call for one group is answered; in a call for more,
+// every group that broker coordinates fails as unmentioned (Parse does not
+// see which groups a request carried), even one alone on it.
 func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string]GroupOffsets, map[string]*GroupError, error) {
 	const api = "OffsetFetch"
 	answeredBy := map[string]int32{} // written under Coordinators' lock
@@ -144,7 +145,7 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 			var out []GroupAnswer[[]kmsg.OffsetFetchResponseGroupTopic]
 			if resp.Version < 8 {
 				if len(groups) > 1 {
-					return nil // one group per request before v8: which one answered is unknown, so none is taken as answered
+					return nil // groups is the call's, not this request's: which group answered is unknown, so none is taken as answered
 				}
 				var topics []kmsg.OffsetFetchResponseGroupTopic
 				for _, t := range resp.Topics {
@@ -170,6 +171,16 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 	if err != nil {
 		return nil, nil, err
 	}
+	// A v10+ answer names topics by id only. The newest metadata may not
+	// know a failed partition's topic (it may have asked for no topics:
+	// SHOW GROUPS' ListGroups), so read the topics once rather than name
+	// it "".
+	name := c.topicName
+	if c.unnamedFailure(got) {
+		if m, err := c.Metadata(ctx, nil); err == nil {
+			name = m.TopicName
+		}
+	}
 	out := make(map[string]GroupOffsets, len(got))
 	for g, topics := range got {
 		var o GroupOffsets
@@ -178,7 +189,7 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 			for _, p := range t.Partitions {
 				switch {
 				case p.ErrorCode != 0:
-					o.Failed = append(o.Failed, &PartitionError{API: api, Topic: c.topicName(t.Topic, t.TopicID), Partition: p.Partition, Broker: by, Addr: c.addr(by),
+					o.Failed = append(o.Failed, &PartitionError{API: api, Topic: name(t.Topic, t.TopicID), Partition: p.Partition, Broker: by, Addr: c.addr(by),
 						Err: kerr.ErrorForCode(p.ErrorCode)})
 				case p.Offset >= 0:
 					o.Offsets = append(o.Offsets, CommittedOffset{Topic: t.Topic, TopicID: t.TopicID, Partition: p.Partition, Offset: p.Offset})
@@ -191,6 +202,24 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 		out[g] = o
 	}
 	return out, failed, nil
+}
+
+// unnamedFailure reports a partition answered with an error whose topic,
+// named by id only, the newest metadata does not know.
+func (c *Cluster) unnamedFailure(got map[string][]kmsg.OffsetFetchResponseGroupTopic) bool {
+	for _, topics := range got {
+		for _, t := range topics {
+			if c.topicName(t.Topic, t.TopicID) != "" {
+				continue
+			}
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // TopicName is name, or, when an answer named the topic by id only, the

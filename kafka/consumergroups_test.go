@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // groupsOnEveryCoordinator commits an offset for groups until every broker
@@ -74,4 +76,42 @@ func TestGroupRequestsGoToEachCoordinator(t *testing.T) {
 		slices.Sort(want)
 		require.Equal(t, want, asked, api)
 	}
+}
+
+// A failed partition of an OffsetFetch v10+ answer, which names its topic
+// by id only, is named by the topic's name even when the newest metadata
+// asked for no topics (as SHOW GROUPS' ListGroups leaves it).
+func TestFetchOffsetsNamesTheTopicOfAFailedPartition(t *testing.T) {
+	f := newTracedFake(t)
+	f.topic(t, "t", 2)
+	ctx := context.Background()
+	m, err := f.cl.Metadata(ctx, nil)
+	require.NoError(t, err)
+	id := m.Topics["t"].ID
+	_, err = f.cl.Metadata(ctx, []string{}) // the newest metadata knows no topic
+	require.NoError(t, err)
+	f.ControlKey(int16(kmsg.OffsetFetch), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kr.(*kmsg.OffsetFetchRequest)
+		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
+		resp.Version = req.Version
+		for _, g := range req.Groups {
+			rg := kmsg.NewOffsetFetchResponseGroup()
+			rg.Group = g.Group
+			rt := kmsg.NewOffsetFetchResponseGroupTopic()
+			rt.TopicID = id // by id only, as v10+ answers
+			p := kmsg.NewOffsetFetchResponseGroupTopicPartition()
+			p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode = 1, -1, -1, kerr.UnstableOffsetCommit.Code
+			rt.Partitions = append(rt.Partitions, p)
+			rg.Topics = append(rg.Topics, rt)
+			resp.Groups = append(resp.Groups, rg)
+		}
+		return resp, nil, true
+	})
+	got, failed, err := f.cl.FetchOffsets(ctx, []string{"g"})
+	require.NoError(t, err)
+	require.Empty(t, failed)
+	require.Len(t, got["g"].Failed, 1)
+	require.Equal(t, "t", got["g"].Failed[0].Topic)
+	require.ErrorContains(t, got["g"].Failed[0], "partition t/1")
 }

@@ -195,6 +195,8 @@ func describeKey(err error, kind string) string {
 		return ke.Message + ": not authorized: no ACL allows this on the cluster; ask the cluster's operator"
 	case kerr.RequestTimedOut.Code:
 		hint = "the broker did not finish in time; it may be overloaded"
+	case kerr.UnstableOffsetCommit.Code:
+		hint = "a transaction that commits offsets for this partition is still open; try again once it commits or aborts (at most the producer's transaction.timeout.ms)"
 	case kerr.OffsetOutOfRange.Code:
 		hint = "the offset is outside the partition's log (retention or compaction moved its start)"
 	}

@@ -45,6 +45,14 @@ func TestErrorsNameBrokerAndAdvise(t *testing.T) {
 	require.True(t, errors.Is(ge, kerr.NotCoordinator))
 }
 
+// A commit OffsetFetch could not give because a transaction is pending
+// says what to do: wait for the transaction, then ask again.
+func TestUnstableOffsetCommitSaysToTryAgain(t *testing.T) {
+	pe := &PartitionError{API: "OffsetFetch", Topic: "orders", Partition: 1, Broker: 2, Addr: "h:3", Err: kerr.UnstableOffsetCommit}
+	require.Contains(t, pe.Error(), "OffsetFetch: partition orders/1 on broker 2 (h:3): UNSTABLE_OFFSET_COMMIT")
+	require.Contains(t, pe.Error(), "try again once it commits or aborts")
+}
+
 // TestTxnCoordinatorErrorsNameTheTransactionalID: a transactional id's
 // coordinator error says it is the transactional id's coordinator (not a
 // group's), and an authorization failure says which ACL to ask for.
