@@ -396,8 +396,15 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	// counted, or else against the source offsets the range spans (captured
 	// when the read starts), which the read passes row by row (WHERE may
 	// leave some out, so records written are not the measure).
+	// A LIMIT bounds the records too: the read ends at whichever of the
+	// two it reaches first (LIMIT 1000 of a 1M-record range is done after
+	// 1000 records, not 0.1% through).
 	prog := result.MoveProgressOf(ctx)
-	prog.Begin(p.checkedRecords, 0)
+	total := p.checkedRecords
+	if sel := p.in.Select; total == 0 && sel.Limit != nil && !sel.HasAggregates() {
+		total = *sel.Limit
+	}
+	prog.Begin(total, 0)
 	readPos := map[int32]int64{} // source partition -> next offset the progress counts from
 	dests := map[kafka.TopicPartition]*insertDest{}
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
@@ -429,7 +436,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		}
 	})
 	if p.checkedRecords == 0 {
-		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(0, n) })
+		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(total, n) })
 	}
 	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {
