@@ -86,6 +86,11 @@ type insertPlan struct {
 	// SELECT's FROM: the range the dry run checked (see checkedRead).
 	checked        *lang.Start
 	checkedRecords int64 // how many records the check saw: the progress line's total
+	// upTo, when set, is the last source offset per partition the check
+	// saw: rows beyond it arrived after the check and are dropped before
+	// they are mapped (a late record without a destination is not this
+	// INSERT's, and must not fail it).
+	upTo map[int32]int64
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
@@ -211,6 +216,9 @@ func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error 
 		if !ok {
 			break
 		}
+		if p.afterCheck(row) {
+			continue
+		}
 		r, err := p.mapRow(ctx, row)
 		if err != nil {
 			return err
@@ -220,6 +228,21 @@ func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error 
 		}
 	}
 	return res.Err()
+}
+
+// afterCheck reports whether row is a source record the check did not see
+// (see upTo).
+func (p *insertPlan) afterCheck(row result.Row) bool {
+	if p.upTo == nil {
+		return false
+	}
+	v, ok := p.get(row, srcPartitionCol)
+	if !ok || v == nil {
+		return false
+	}
+	off, _ := mustGet(p, row, srcOffsetCol).(int64)
+	last, seen := p.upTo[int32(v.(int64))]
+	return !seen || off > last
 }
 
 func (p *insertPlan) get(row result.Row, name string) (any, bool) {
@@ -392,12 +415,20 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, err
 	}
 	defer w.Close()
+	p.upTo = upTo
 	// The shell's progress line: its ETA is against the records the check
 	// counted, or else against the source offsets the range spans (captured
 	// when the read starts), which the read passes row by row (WHERE may
 	// leave some out, so records written are not the measure).
+	// A LIMIT bounds the records too: the read ends at whichever of the
+	// two it reaches first (LIMIT 1000 of a 1M-record range is done after
+	// 1000 records, not 0.1% through).
 	prog := result.MoveProgressOf(ctx)
-	prog.Begin(p.checkedRecords, 0)
+	total := p.checkedRecords
+	if sel := p.in.Select; total == 0 && sel.Limit != nil && !sel.HasAggregates() {
+		total = *sel.Limit
+	}
+	prog.Begin(total, 0)
 	readPos := map[int32]int64{} // source partition -> next offset the progress counts from
 	dests := map[kafka.TopicPartition]*insertDest{}
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
@@ -429,7 +460,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		}
 	})
 	if p.checkedRecords == 0 {
-		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(0, n) })
+		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(total, n) })
 	}
 	err = p.rows(readCtx, func(r *insertRow) error {
 		if r.srcPart >= 0 {

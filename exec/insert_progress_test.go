@@ -45,6 +45,13 @@ func TestInsertProgressHasATotal(t *testing.T) {
 	require.Equal(t, int64(30), s.TotalInput)
 	require.Equal(t, int64(3), s.Input, "the offsets passed up to the last row kept in each partition")
 
+	// LIMIT bounds the records as well as the range: 3 records written
+	// of a 30-offset range is all of it, not a tenth.
+	s = progress("INSERT INTO dst SELECT * FROM src LIMIT 3 EXECUTE")
+	require.Equal(t, int64(3), s.Records)
+	require.Equal(t, int64(3), s.TotalRecords, "the LIMIT is a total too")
+	require.Equal(t, int64(30), s.TotalInput)
+
 	s = progress("INSERT INTO TOPIC header('to') SELECT * FROM src2 WHERE value LIKE 'v-%-1' EXECUTE")
 	require.Equal(t, int64(3), s.Records)
 	require.Equal(t, int64(3), s.TotalRecords, "the check counted 3: the ETA is against them")

@@ -77,18 +77,23 @@ func (a *app) watchMove(ctx context.Context, stmt lang.Statement) (_ context.Con
 func moveLine(s result.MoveSnapshot, el time.Duration) string {
 	secs := max(el.Seconds(), 1e-9)
 	line := fmt.Sprintf("%d", s.Records)
-	if s.TotalRecords > 0 {
+	switch {
+	case s.TotalRecords > 0 && s.TotalInput > 0:
+		line += fmt.Sprintf(" of at most %d", s.TotalRecords) // a LIMIT: the input may end first
+	case s.TotalRecords > 0:
 		line += fmt.Sprintf(" of %d", s.TotalRecords)
 	}
 	line += fmt.Sprintf(" records, %s, %.0f records/s", sizeText(s.Bytes), float64(s.Records)/secs)
-	// The fraction done: of the records when the dry run counted them,
-	// else of the input: an import's file bytes, an INSERT's source offsets.
+	// The fraction done: of the records when the dry run counted them (or
+	// a LIMIT bounds them), of the input (an import's file bytes, an
+	// INSERT's source offsets); with both, the statement ends at whichever
+	// it reaches first.
 	var frac float64
-	switch {
-	case s.TotalRecords > 0:
+	if s.TotalRecords > 0 {
 		frac = float64(s.Records) / float64(s.TotalRecords)
-	case s.TotalInput > 0:
-		frac = float64(s.Input) / float64(s.TotalInput)
+	}
+	if s.TotalInput > 0 {
+		frac = max(frac, float64(s.Input)/float64(s.TotalInput))
 	}
 	if frac > 0 && frac <= 1 {
 		eta := time.Duration(secs*(1-frac)/frac) * time.Second

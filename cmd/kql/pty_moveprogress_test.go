@@ -68,6 +68,10 @@ func TestMoveLine(t *testing.T) {
 		// An INSERT ... EXECUTE half way through its source range (WHERE
 		// kept 40 of the 50 records passed): the ETA is against the range.
 		{result.MoveSnapshot{Records: 40, Bytes: 4096, Input: 50, TotalInput: 100}, "40 records, 4.0 KiB, 20 records/s, 50%, ETA 2s"},
+		// INSERT ... LIMIT 100 EXECUTE of a range of 10000 offsets: done at
+		// 100 records (or at the range's end, WHERE keeping fewer).
+		{result.MoveSnapshot{Records: 50, Bytes: 50, Input: 50, TotalRecords: 100, TotalInput: 10000}, "50 of at most 100 records, 50 B, 25 records/s, 50%, ETA 2s"},
+		{result.MoveSnapshot{Records: 10, Bytes: 10, Input: 5000, TotalRecords: 100, TotalInput: 10000}, "10 of at most 100 records, 10 B, 5 records/s, 50%, ETA 2s"},
 	} {
 		if got := moveLine(tc.s, 2*time.Second); got != tc.want {
 			t.Errorf("moveLine(%+v) = %q, want %q", tc.s, got, tc.want)
