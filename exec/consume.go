@@ -1,15 +1,12 @@
 package exec
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -45,70 +42,16 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	if err != nil {
 		return nil, err
 	}
-	t := m.Topics[st.Topic]
-	var keyWarning string // PARTITION FOR KEY could not ask the registry
-	if st.PartitionForKey != nil {
-		// The partition the default partitioner (murmur2: the Java
-		// client, franz-go, kql's PRODUCE) puts this key in.
-		if len(t.Partitions) == 0 {
-			return nil, fmt.Errorf("topic %q has no partitions", st.Topic)
-		}
-		key, _, warn, err := s.consumePartitionKey(ctx, st, st.PartitionForKey)
-		if err != nil {
-			return nil, err
-		}
-		keyWarning = warn
-		cp := *st
-		cp.Partitions = []int32{kafka.PartitionForKey(st.Topic, key, len(t.Partitions))}
-		st = &cp
-	}
-	parts, err := selectPartitions(t, st)
+	pl, keyWarning, err := s.planRecords(ctx, st, m.Topics[st.Topic])
 	if err != nil {
 		return nil, err
 	}
-	now := s.Now()
-	q, err := compileRecordQuery(st, now)
+	q, err := compileRecordQuery(st, pl.now)
 	if err != nil {
 		return nil, err
 	}
-	pd := analyzePushdown(st.Where, now)
-	if pd.partitions != nil {
-		parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
-	}
-	limit := int64(DefaultLimit)
-	switch {
-	case st.Limit != nil:
-		limit = *st.Limit
-	case st.LimitAll:
-		limit = math.MaxInt64
-	}
-	var skip int64
-	if st.Skip != nil {
-		skip = *st.Skip
-	}
-	from := st.From
-	if from == nil {
-		from = &lang.Start{Kind: lang.FromOldest}
-		if st.Follow {
-			// Like tail -f: the last records, then what comes.
-			from = &lang.Start{Kind: lang.FromNewest}
-			if st.Limit == nil {
-				limit = DefaultFollowBacklog
-			}
-		}
-	}
-	if st.Follow {
-		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
-			if st.Limit == nil {
-				limit = DefaultFollowBacklog
-			}
-		} else {
-			limit = math.MaxInt64 // a forward read shows everything up to now first
-		}
-	}
-
-	r := &consumeResult{stmt: st, limit: limit, outLimit: limit, outSkip: skip, skip: skip, from: from, selected: parts, q: q, pushed: pd.partitions,
-		dec: dec, stats: &result.Stats{}}
+	r := &consumeResult{plan: pl, stmt: pl.stmt, limit: pl.limit, outLimit: pl.outLimit, outSkip: pl.outSkip, skip: pl.skip,
+		from: pl.from, selected: pl.parts, q: q, pushed: pl.pd.partitions, dec: dec, stats: &result.Stats{}}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
 	}
@@ -116,44 +59,29 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	r.stats.WarningsFrom(r.warningsNow)
 	r.stats.SetNextPage(func() (any, bool) { return r.NextPage() })
 	r.stats.WaitingFrom(r.waiting)
-	if st.HasAggregates() || st.OrderBy != nil {
-		// They read the whole range; LIMIT applies to what they return.
-		r.limit, r.skip = math.MaxInt64, 0
-		if from.Kind == lang.FromNewest || from.Kind == lang.FromTail {
-			return nil, errors.New("aggregates and ORDER BY read the whole range from a start: use FROM OLDEST, FROM OFFSET, FROM TIMESTAMP or FROM ... AGO, not FROM NEWEST or FROM TAIL")
-		}
-	}
 	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget, live: &r.live}
 
-	bounds, err := r.mg.bounds(parts)
+	bounds, fromTime, err := r.resolveBounds(s)
 	if err != nil {
 		return nil, err
 	}
-	if err := pd.apply(s, r, bounds); err != nil {
-		return nil, err
-	}
-	switch from.Kind {
-	case lang.FromNewest, lang.FromTail:
+	r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
+	if pl.tail {
 		ends := make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp, b := range bounds {
 			ends[tp] = b.end
-			if from.Kind == lang.FromTail {
-				ends[tp] = max(b.start, min(b.end, tailOffset(from, tp.Partition)))
+			if pl.from.Kind == lang.FromTail {
+				ends[tp] = max(b.start, min(b.end, tailOffset(pl.from, tp.Partition)))
 			}
 		}
 		if err := r.planTail(bounds, ends); err != nil {
 			return nil, err
 		}
-		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp := range bounds {
 			r.followFrom[tp] = ends[tp]
 		}
-	default:
-		starts, err := r.forwardStarts(s, m, bounds)
-		if err != nil {
-			return nil, err
-		}
-		r.followFrom = make(map[kafka.TopicPartition]int64, len(bounds))
+	} else {
+		starts := forwardStarts(pl.from, bounds, fromTime)
 		for tp, b := range bounds {
 			r.mg.add(tp, starts[tp], b.end)
 			r.followFrom[tp] = b.end
@@ -161,11 +89,30 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 		r.toSkip = r.skip
 		reportRangeStarts(ctx, r.selected, r.mg.ranges)
 	}
-	res, err := wrapQuery(st, r)
+	res, err := wrapQuery(pl.stmt, r)
 	if err != nil || !st.Follow {
 		return res, err
 	}
-	return newFollowResult(ctx, s, st, r, res, m), nil
+	return newFollowResult(ctx, s, pl.stmt, r, res, m), nil
+}
+
+// planRecords plans st over topic t: the registry (or a local schema)
+// first encodes a PARTITION FOR KEY key as its producers wrote it; the
+// rest is planConsume, with no I/O. warn is what the key's lookup could
+// not ask.
+func (s *Session) planRecords(ctx context.Context, st *lang.Consume, t *kafka.Topic) (pl *consumePlan, warn string, err error) {
+	in := planInput{topic: t, now: s.Now()}
+	if st.PartitionForKey != nil {
+		if len(t.Partitions) == 0 {
+			return nil, "", fmt.Errorf("topic %q has no partitions", st.Topic)
+		}
+		in.keyBytes, in.keyHow, warn, err = s.consumePartitionKey(ctx, st, st.PartitionForKey)
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	pl, err = planConsume(st, in)
+	return pl, warn, err
 }
 
 // DefaultFollowBacklog is how many records FOLLOW shows before the new
@@ -249,58 +196,6 @@ func tailOffset(from *lang.Start, p int32) int64 {
 	}
 	return 0
 }
-
-// forwardStarts resolves where each partition starts for a forward read.
-func (r *consumeResult) forwardStarts(s *Session, m *kafka.Metadata, bounds map[kafka.TopicPartition]span) (map[kafka.TopicPartition]int64, error) {
-	starts := make(map[kafka.TopicPartition]int64, len(bounds))
-	clamp := func(tp kafka.TopicPartition, off int64) int64 {
-		b := bounds[tp]
-		return max(b.start, min(b.end, off))
-	}
-	switch r.from.Kind {
-	case lang.FromOldest:
-		for tp, b := range bounds {
-			starts[tp] = b.start
-		}
-	case lang.FromOffset:
-		for tp := range bounds {
-			starts[tp] = clamp(tp, r.from.Offset)
-		}
-	case lang.FromAnchor:
-		for tp := range bounds {
-			starts[tp] = clamp(tp, tailOffset(r.from, tp.Partition))
-		}
-	case lang.FromTimestamp, lang.FromAgo:
-		ts := r.from.Timestamp
-		if r.from.Kind == lang.FromAgo {
-			ts = s.Now().Add(-r.from.Ago).UnixMilli()
-		}
-		parts := make([]kafka.TopicPartition, 0, len(bounds))
-		for tp := range bounds {
-			parts = append(parts, tp)
-		}
-		byTime, failed, err := s.cl.ListOffsetsWaiting(r.mg.ctx, m, parts, ts, true)
-		if err != nil {
-			return nil, err
-		}
-		for tp, pe := range failed {
-			r.mg.missing = append(r.mg.missing, pe)
-			delete(bounds, tp)
-		}
-		for tp, a := range byTime {
-			if a.Offset < 0 { // no record at or after ts
-				starts[tp] = bounds[tp].end
-			} else {
-				starts[tp] = clamp(tp, a.Offset)
-			}
-		}
-	default:
-		return nil, fmt.Errorf("CONSUME: unsupported FROM kind %d", r.from.Kind)
-	}
-	return starts, nil
-}
-
-type span struct{ start, end int64 }
 
 // key is what a tail read remembers of a record in its first pass.
 type key struct{ ts, offset int64 }
@@ -504,6 +399,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 
 // consumeResult streams the rows of a CONSUME.
 type consumeResult struct {
+	plan        *consumePlan
 	stmt        *lang.Consume
 	from        *lang.Start
 	limit, skip int64
@@ -943,43 +839,6 @@ func (mg *merger) allMissing() []error {
 		out = append(out, mg.rd.Missing()...)
 	}
 	return out
-}
-
-// bounds reads each partition's earliest offset and its end: the last
-// stable offset, which is where a read_committed reader stops.
-func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]span, error) {
-	// Both bounds at once: one step of one request per leader each.
-	var lo, hi map[kafka.TopicPartition]kafka.OffsetAnswer
-	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
-	var loErr, hiErr error
-	var wg sync.WaitGroup
-	// A leader that is gone is waited for, as the read itself waits.
-	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Earliest, true) })
-	hi, hifail, hiErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Latest, true)
-	wg.Wait()
-	if err := cmp.Or(loErr, hiErr); err != nil {
-		return nil, err
-	}
-	out := make(map[kafka.TopicPartition]span, len(parts))
-	for _, tp := range parts {
-		if pe := lofail[tp]; pe != nil {
-			mg.missing = append(mg.missing, pe)
-			continue
-		}
-		if pe := hifail[tp]; pe != nil {
-			mg.missing = append(mg.missing, pe)
-			continue
-		}
-		l, lok := lo[tp]
-		h, hok := hi[tp]
-		if !lok || !hok { // never read a missing answer as offset 0
-			mg.missing = append(mg.missing, &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
-				Err: errors.New("no answer for this partition")})
-			continue
-		}
-		out[tp] = span{l.Offset, h.Offset}
-	}
-	return out, nil
 }
 
 // matches reports whether rec passes WHERE (a tail read's key scan keeps

@@ -226,69 +226,6 @@ func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
 	}
 }
 
-// apply narrows each partition's [start, end) by the pushdown, reading
-// offsets by time where a time bound asks for it; partitions that fail
-// ListOffsets are reported missing and dropped from bounds.
-func (pd *pushdown) apply(s *Session, r *consumeResult, bounds map[kafka.TopicPartition]span) error {
-	for tp, b := range bounds {
-		if pd.minOffset != math.MinInt64 {
-			b.start = max(b.start, min(pd.minOffset, b.end))
-		}
-		if pd.maxOffset != math.MaxInt64 {
-			b.end = max(b.start, min(b.end, pd.maxOffset))
-		}
-		bounds[tp] = b
-	}
-	byTime := func(ms int64) (map[kafka.TopicPartition]int64, error) {
-		parts := make([]kafka.TopicPartition, 0, len(bounds))
-		for tp := range bounds {
-			parts = append(parts, tp)
-		}
-		got, failed, err := s.cl.ListOffsets(r.mg.ctx, r.mg.m, parts, ms, true)
-		if err != nil {
-			return nil, err
-		}
-		for tp, pe := range failed {
-			r.mg.missing = append(r.mg.missing, pe)
-			delete(bounds, tp)
-		}
-		out := make(map[kafka.TopicPartition]int64, len(got))
-		for tp, a := range got {
-			out[tp] = a.Offset // -1: no record at or after ms
-		}
-		return out, nil
-	}
-	if pd.fromMs != nil {
-		offs, err := byTime(*pd.fromMs)
-		if err != nil {
-			return err
-		}
-		for tp, b := range bounds {
-			if o, ok := offs[tp]; ok {
-				if o < 0 {
-					b.start = b.end
-				} else {
-					b.start = max(b.start, min(o, b.end))
-				}
-				bounds[tp] = b
-			}
-		}
-	}
-	if pd.toMs != nil {
-		offs, err := byTime(*pd.toMs)
-		if err != nil {
-			return err
-		}
-		for tp, b := range bounds {
-			if o, ok := offs[tp]; ok && o >= 0 {
-				b.end = max(b.start, min(b.end, o))
-				bounds[tp] = b
-			}
-		}
-	}
-	return nil
-}
-
 // recordQuery is compiled once per statement: what the scan evaluates.
 type recordQuery struct {
 	comp  *eval.Compiler
