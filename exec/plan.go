@@ -329,3 +329,22 @@ func formatStart(s *lang.Start) string {
 	}
 	return "?"
 }
+
+// explainReads lists the requests of the plan's read, step by step, as
+// execution sends them: the bound steps (both ends in one step), the
+// backward key scan of a tail read with WHERE, then the Fetch of the rows.
+func explainReads(p *planner, m *kafka.Metadata, pl *consumePlan) {
+	for _, step := range pl.boundSteps {
+		if step.kind == boundEnds {
+			// Both ends in one step, concurrently.
+			p.leadersLabelled("ListOffsets", "earliest offset", m, pl.parts, false)
+			p.leadersLabelled("ListOffsets", "last stable offset", m, pl.parts, true)
+			continue
+		}
+		p.leadersLabelled("ListOffsets", step.String(), m, pl.parts, false)
+	}
+	if pl.keyScan {
+		p.leaders("Fetch", m, pl.parts) // the key scan, backwards from the end
+	}
+	p.leaders("Fetch", m, pl.parts)
+}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kql-dev/kql/exec/eval"
-	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -452,43 +452,30 @@ func (o *orderResult) Err() error           { return o.scan.Err() }
 func (o *orderResult) Close()               { o.scan.Close() }
 func (o *orderResult) Stats() *result.Stats { return o.scan.Stats() }
 
-// explainQuery adds the filter and what was pushed down to an EXPLAIN.
+// explainQuery adds what was pushed down, the notes on WHERE key = ...
+// and the backward key scan, then the plan's operator tree, top first.
 // keyPartition is the partition PARTITION FOR KEY would read for a key.
-func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown, keyPartition func([]byte) int32) {
-	if st.Where != nil {
-		p.rows = append(p.rows, result.Row{nil, "Filter", nil, "kql", "WHERE " + lang.FormatExpr(st.Where) + " on every record read"})
-	}
-	for _, n := range pd.notes {
+func explainQuery(p *planner, pl *consumePlan, keyPartition func([]byte) int32) {
+	st := pl.stmt
+	for _, n := range pl.pd.notes {
 		p.rows = append(p.rows, result.Row{nil, "Pushdown", nil, "kql", n})
 	}
 	if key, ok := keyEquality(st.Where); ok && st.PartitionForKey == nil {
 		reads := "reads every partition"
-		if st.Partitions != nil || pd.partitions != nil {
+		if st.Partitions != nil || pl.pd.partitions != nil {
 			reads = "reads the partitions chosen, not the key's"
 		}
 		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
 			"WHERE key = ... %s: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
 			reads, lang.Quote(key), keyPartition(key))})
 	}
-	if tailScans(st) {
+	if pl.keyScan {
 		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})
 	}
-	if st.Follow {
-		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
-	}
-	switch {
-	case st.HasAggregates():
-		limits := "then LIMIT limits the groups"
-		if st.Skip != nil {
-			limits = "then SKIP and LIMIT skip and limit the groups"
-		}
-		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, " + limits + " (at most 100000 groups)"})
-	case st.OrderBy != nil:
-		keeps := "keeps the first LIMIT rows by ORDER BY"
-		if st.Skip != nil {
-			keeps = "keeps the first SKIP + LIMIT rows by ORDER BY, then leaves out the first SKIP"
-		}
-		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, " + keeps})
+	for i := len(pl.ops) - 1; i >= 0; i-- {
+		op := pl.ops[i]
+		indent := strings.Repeat("  ", len(pl.ops)-1-i)
+		p.rows = append(p.rows, result.Row{nil, "Plan", nil, "kql", indent + op.name + ": " + op.detail})
 	}
 }
 
