@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
@@ -197,9 +195,6 @@ func tailOffset(from *lang.Start, p int32) int64 {
 	return 0
 }
 
-// key is what a tail read remembers of a record in its first pass.
-type key struct{ ts, offset int64 }
-
 // planTail finds the page of a tail read: the newest `limit` records of the
 // merged per-partition windows below the pinned ends, after leaving out the
 // newest `skip`. The first pass reads only (timestamp, offset) keys and
@@ -212,7 +207,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	if need <= math.MaxInt64-r.skip {
 		need += r.skip
 	}
-	keys := make(map[kafka.TopicPartition][]key, len(bounds))
+	keys := make(map[kafka.TopicPartition][]kafka.RecordKey, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
 	step := map[kafka.TopicPartition]int64{}
 	for tp := range bounds {
@@ -271,7 +266,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		if !widened {
 			break
 		}
-		older, err := scan.keys(r.matches)
+		older, err := scan.keys(&r.rec, r.matches())
 		if err != nil {
 			return err
 		}
@@ -290,14 +285,14 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	// merger orders records), then cut the page from the end.
 	type ref struct {
 		tp kafka.TopicPartition
-		k  key
+		k  kafka.RecordKey
 	}
 	tps := make([]kafka.TopicPartition, 0, len(keys))
 	for tp := range keys {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
-	lists := make([][]key, len(tps))
+	lists := make([][]kafka.RecordKey, len(tps))
 	total := 0
 	for i, tp := range tps {
 		lists[i] = keys[tp]
@@ -307,8 +302,8 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
 	headLess := func(a, b int) bool {
 		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
-		if ka.ts != kb.ts {
-			return ka.ts < kb.ts
+		if ka.Timestamp != kb.Timestamp {
+			return ka.Timestamp < kb.Timestamp
 		}
 		return tps[a].Partition < tps[b].Partition
 	}
@@ -365,16 +360,16 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	}
 	for _, tp := range tps {
 		if ks := keys[tp]; len(ks) > 0 {
-			r.cuts[tp] = ks[len(ks)-1].offset + 1
+			r.cuts[tp] = ks[len(ks)-1].Offset + 1
 		}
 	}
 	onPage := map[kafka.TopicPartition]bool{}
 	for _, rf := range order[lo:] {
 		if !onPage[rf.tp] {
 			onPage[rf.tp] = true
-			r.cuts[rf.tp] = rf.k.offset
+			r.cuts[rf.tp] = rf.k.Offset
 		}
-		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.offset)
+		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.Offset)
 	}
 	for tp, b := range bounds {
 		if r.cuts[tp] > b.start {
@@ -385,9 +380,9 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	last := map[kafka.TopicPartition]int64{}
 	for _, rf := range order[lo:hi] {
 		if _, ok := first[rf.tp]; !ok {
-			first[rf.tp] = rf.k.offset
+			first[rf.tp] = rf.k.Offset
 		}
-		last[rf.tp] = rf.k.offset
+		last[rf.tp] = rf.k.Offset
 	}
 	for _, tp := range tps {
 		if f, ok := first[tp]; ok {
@@ -479,8 +474,8 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		return nil, false
 	}
 	for r.emitted < r.limit {
-		rec, ts, err := r.mg.next()
-		if rec != nil {
+		ok, err := r.mg.next(&r.rec)
+		if ok {
 			r.stats.AddScanned(1)
 		}
 		if err != nil {
@@ -488,10 +483,9 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 			r.err = r.mg.cutOff(fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), err)
 			return nil, false
 		}
-		if rec == nil {
+		if !ok {
 			break
 		}
-		fillRecord(&r.rec, rec, ts)
 		r.dec.decode(&r.rec)
 		if r.q != nil {
 			r.q.comp.SetRecord(&r.rec)
@@ -563,21 +557,6 @@ func (r *consumeResult) warningsNow() []string {
 }
 func (r *consumeResult) Close() { r.finish() }
 
-// fillRecord copies rec's fields into dst, reusing dst's header slice; ts
-// is rec's timestamp in ms, which the merge already has.
-func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
-	dst.Partition = rec.Partition
-	dst.Offset = rec.Offset
-	dst.Timestamp = ts
-	dst.Key = rec.Key
-	dst.Value = rec.Value
-	hs := dst.Headers[:0]
-	for _, h := range rec.Headers {
-		hs = append(hs, result.Header{Key: h.Key, Value: h.Value})
-	}
-	dst.Headers = hs
-}
-
 // NextPage returns the statement that reads the next page: for a tail
 // read, the older records (FROM TAIL pinned where this page begins in each
 // partition); for a forward read, the records after this page (FROM ANCHOR
@@ -639,31 +618,18 @@ func sortedPositions(m map[kafka.TopicPartition]int64) []lang.PartitionOffset {
 	return out
 }
 
-// merger reads several partitions, each between a start and an exclusive
-// end, through one kafka.Reader (the next Fetch to every leader already in
-// flight while records are handed out) and hands out records in
-// (timestamp, partition, offset) order: a k-way merge over a binary heap
-// of the partitions' next records.
+// merger is a read's ranges and what failed before it (ListOffsets): it
+// starts kafka.Merge, which hands the records out in (timestamp,
+// partition, offset) order, at the first next.
 type merger struct {
 	budget  int64 // bytes buffered ahead; 0 = kafka.DefaultReadBudget
 	ctx     context.Context
 	cl      *kafka.Cluster
 	m       *kafka.Metadata
 	ranges  []kafka.Range
-	rd      *kafka.Reader
-	srcs    []*source // every partition, by partition
-	heap    []*source // the partitions with a record ready, smallest first
-	started bool
+	mx      *kafka.Merge                  // nil until the read starts
 	missing []error                       // failures before the read (ListOffsets)
 	live    *atomic.Pointer[kafka.Reader] // where the reader is published for progress; may be nil
-}
-
-// source is one partition's place in the merge.
-type source struct {
-	tp   kafka.TopicPartition
-	recs []*kgo.Record // the chunk being handed out
-	i    int           // next record in recs
-	ts   int64         // recs[i]'s timestamp in ms, the heap's first key
 }
 
 func (mg *merger) add(tp kafka.TopicPartition, start, end int64) {
@@ -672,147 +638,27 @@ func (mg *merger) add(tp kafka.TopicPartition, start, end int64) {
 
 // start begins fetching; it is called by the first next.
 func (mg *merger) start() {
-	if mg.started {
+	if mg.mx != nil {
 		return
 	}
-	mg.started = true
 	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
-	mg.rd = mg.cl.NewReader(mg.ctx, mg.m, mg.ranges, mg.budget, true)
+	mg.mx = mg.cl.NewMerge(mg.ctx, mg.m, mg.ranges, mg.budget)
 	if mg.live != nil {
-		mg.live.Store(mg.rd)
-	}
-	mg.srcs = make([]*source, len(mg.ranges))
-	for i, rg := range mg.ranges {
-		mg.srcs[i] = &source{tp: rg.TP}
+		mg.live.Store(mg.mx.Reader())
 	}
 }
 
-// prime fills the heap: each partition's first chunk.
-func (mg *merger) prime() error {
+// next fills dst with the next record in row order; false at the end or
+// on err.
+func (mg *merger) next(dst *result.Record) (bool, error) {
 	mg.start()
-	if mg.heap != nil {
-		return nil
-	}
-	mg.heap = make([]*source, 0, len(mg.srcs))
-	for _, s := range mg.srcs {
-		ok, err := mg.refill(s)
-		if err != nil {
-			return err
-		}
-		if ok {
-			mg.push(s)
-		}
-	}
-	return nil
-}
-
-// refill moves s to its next chunk; false when the partition is done.
-func (mg *merger) refill(s *source) (bool, error) {
-	for {
-		recs, err := mg.rd.Take(s.tp)
-		if err != nil {
-			return false, err
-		}
-		if recs == nil {
-			s.recs, s.i = nil, 0
-			return false, nil
-		}
-		if len(recs) > 0 {
-			s.recs, s.i = recs, 0
-			s.ts = recs[0].Timestamp.UnixMilli()
-			return true, nil
-		}
-	}
-}
-
-// next returns the next record in row order and its timestamp in ms, or
-// nil at the end.
-func (mg *merger) next() (*kgo.Record, int64, error) {
-	if err := mg.prime(); err != nil {
-		return nil, 0, err
-	}
-	if len(mg.heap) == 0 {
-		return nil, 0, nil
-	}
-	s := mg.heap[0]
-	rec, ts := s.recs[s.i], s.ts
-	s.i++
-	if s.i < len(s.recs) {
-		s.ts = s.recs[s.i].Timestamp.UnixMilli()
-		mg.down(0)
-		return rec, ts, nil
-	}
-	ok, err := mg.refill(s)
-	if err != nil {
-		s.i-- // rec was not handed out: the next page starts at it
-		return nil, 0, err
-	}
-	if ok {
-		mg.down(0)
-	} else {
-		last := len(mg.heap) - 1
-		mg.heap[0] = mg.heap[last]
-		mg.heap[last] = nil
-		mg.heap = mg.heap[:last]
-		if last > 0 {
-			mg.down(0)
-		}
-	}
-	return rec, ts, nil
-}
-
-// less orders sources by their next record: timestamp, partition, offset.
-func less(a, b *source) bool {
-	if a.ts != b.ts {
-		return a.ts < b.ts
-	}
-	if a.tp.Partition != b.tp.Partition {
-		return a.tp.Partition < b.tp.Partition
-	}
-	return a.recs[a.i].Offset < b.recs[b.i].Offset
-}
-
-func (mg *merger) push(s *source) {
-	mg.heap = append(mg.heap, s)
-	i := len(mg.heap) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !less(mg.heap[i], mg.heap[parent]) {
-			break
-		}
-		mg.heap[i], mg.heap[parent] = mg.heap[parent], mg.heap[i]
-		i = parent
-	}
-}
-
-func (mg *merger) down(i int) {
-	h := mg.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && less(h[r], h[l]) {
-			m = r
-		}
-		if !less(h[m], h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	return mg.mx.Next(dst)
 }
 
 // nextUnread is the offset of tp's first record not handed out, and
 // whether tp still has records before its end.
 func (mg *merger) nextUnread(tp kafka.TopicPartition) (pos int64, more bool) {
-	for _, s := range mg.srcs {
-		if s.tp == tp && s.i < len(s.recs) {
-			return s.recs[s.i].Offset, true
-		}
-	}
-	if mg.rd == nil {
+	if mg.mx == nil {
 		for _, rg := range mg.ranges {
 			if rg.TP == tp {
 				return rg.Start, rg.Start < rg.End
@@ -820,14 +666,13 @@ func (mg *merger) nextUnread(tp kafka.TopicPartition) (pos int64, more bool) {
 		}
 		return 0, false
 	}
-	pos, end, failed := mg.rd.NextUnread(tp)
-	return pos, pos < end && !failed
+	return mg.mx.NextUnread(tp)
 }
 
 // close stops the reader's fetches.
 func (mg *merger) close() {
-	if mg.rd != nil {
-		mg.rd.Close()
+	if mg.mx != nil {
+		mg.mx.Close()
 	}
 }
 
@@ -835,46 +680,30 @@ func (mg *merger) close() {
 // the read.
 func (mg *merger) allMissing() []error {
 	out := slices.Clone(mg.missing)
-	if mg.rd != nil {
-		out = append(out, mg.rd.Missing()...)
+	if mg.mx != nil {
+		out = append(out, mg.mx.Reader().Missing()...)
 	}
 	return out
 }
 
 // matches reports whether rec passes WHERE (a tail read's key scan keeps
-// only the records the page will show).
-func (r *consumeResult) matches(rec *kgo.Record) bool {
+// only the records the page will show); nil when every record does.
+func (r *consumeResult) matches() func(*result.Record) bool {
 	if r.q == nil || r.q.where == nil {
-		return true
+		return nil
 	}
-	fillRecord(&r.rec, rec, rec.Timestamp.UnixMilli())
-	r.dec.decode(&r.rec)
-	r.q.comp.SetRecord(&r.rec)
-	return r.q.where.True()
+	return func(rec *result.Record) bool {
+		r.dec.decode(rec)
+		r.q.comp.SetRecord(rec)
+		return r.q.where.True()
+	}
 }
 
 // keys reads every range in full, partition by partition (no merge), and
 // returns each partition's (timestamp, offset) keys in offset order, of
-// the records keep accepts.
-func (mg *merger) keys(keep func(*kgo.Record) bool) (map[kafka.TopicPartition][]key, error) {
+// the records keep accepts (nil: all).
+func (mg *merger) keys(dst *result.Record, keep func(*result.Record) bool) (map[kafka.TopicPartition][]kafka.RecordKey, error) {
 	mg.start()
 	defer mg.close()
-	out := make(map[kafka.TopicPartition][]key, len(mg.srcs))
-	for _, s := range mg.srcs {
-		for {
-			recs, err := mg.rd.Take(s.tp)
-			if err != nil {
-				return nil, err
-			}
-			if recs == nil {
-				break
-			}
-			for _, rec := range recs {
-				if keep(rec) {
-					out[s.tp] = append(out[s.tp], key{rec.Timestamp.UnixMilli(), rec.Offset})
-				}
-			}
-		}
-	}
-	return out, nil
+	return mg.mx.Keys(dst, keep)
 }
