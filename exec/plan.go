@@ -217,7 +217,11 @@ func (pl *consumePlan) planOps(st *lang.Consume) {
 	}
 	switch {
 	case st.HasAggregates():
-		add("Aggregate", "reads the whole range (at most 100000 groups)")
+		limits := "then LIMIT limits the groups"
+		if st.Skip != nil {
+			limits = "then SKIP and LIMIT skip and limit the groups"
+		}
+		add("Aggregate", "reads the whole range, "+limits+" (at most 100000 groups)")
 	case st.OrderBy != nil:
 		keeps := "keeps the first LIMIT rows by ORDER BY"
 		if st.Skip != nil {
