@@ -42,9 +42,13 @@ type consumePlan struct {
 	fromMs     *int64      // FROM TIMESTAMP / AGO: the start's time
 	boundSteps []boundStep // the ListOffsets steps, in the order they run
 	keyScan    bool        // a tail read with WHERE: a backward scan of keys first
-	wholeRange bool        // aggregates and ORDER BY read every record of the range
-	follow     bool
-	keyHow     string // PARTITION FOR KEY: how the key was hashed (EXPLAIN's note)
+	// keyScanIfMore: a tail read without WHERE scans keys too (to cut the
+	// page by position) unless the partitions hold no more than LIMIT
+	// records and there is no SKIP, which only the bounds tell.
+	keyScanIfMore bool
+	wholeRange    bool // aggregates and ORDER BY read every record of the range
+	follow        bool
+	keyHow        string // PARTITION FOR KEY: how the key was hashed (EXPLAIN's note)
 
 	// Rows. limit and skip are what the scan counts (matches); outLimit
 	// and outSkip what the statement returns (aggregates and ORDER BY
@@ -141,6 +145,7 @@ func planConsume(st *lang.Consume, in planInput) (*consumePlan, error) {
 	}
 	pl.planBounds(in.now)
 	pl.keyScan = tailScans(st)
+	pl.keyScanIfMore = pl.tail && !pl.keyScan && !pl.wholeRange && (pl.skip > 0 || pl.limit != math.MaxInt64)
 	pl.keyHow = in.keyHow
 	pl.planOps(st)
 	return pl, nil
@@ -347,8 +352,31 @@ func explainReads(p *planner, m *kafka.Metadata, pl *consumePlan) {
 		}
 		p.leadersLabelled("ListOffsets", step.String(), m, pl.parts, false)
 	}
-	if pl.keyScan {
+	switch {
+	case pl.keyScan:
 		p.leaders("Fetch", m, pl.parts) // the key scan, backwards from the end
+	case pl.keyScanIfMore:
+		label := fmt.Sprintf("the (timestamp, offset) of the last %s positions, only if the partitions hold more than %s records", pl.skipLimitText(), pl.limitText())
+		if pl.skip > 0 {
+			label = fmt.Sprintf("the (timestamp, offset) of the last %s positions (SKIP)", pl.skipLimitText())
+		}
+		p.leadersLabelled("Fetch", label, m, pl.parts, false)
 	}
 	p.leaders("Fetch", m, pl.parts)
+}
+
+// limitText is the scan's LIMIT as EXPLAIN writes it.
+func (pl *consumePlan) limitText() string {
+	if pl.limit == math.MaxInt64 {
+		return "ALL"
+	}
+	return fmt.Sprint(pl.limit)
+}
+
+// skipLimitText is SKIP + LIMIT, what a tail read's key scan looks for.
+func (pl *consumePlan) skipLimitText() string {
+	if pl.limit == math.MaxInt64 || pl.skip == 0 {
+		return pl.limitText()
+	}
+	return fmt.Sprint(pl.limit + pl.skip)
 }
