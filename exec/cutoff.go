@@ -35,17 +35,18 @@ func (e *cutOffError) Unwrap() error { return e.cause }
 // out. Without a partition given up, or cancelled otherwise (Ctrl-C),
 // err is returned as it is.
 func (mg *merger) cutOff(what string, err error) error {
-	if !errors.Is(err, context.DeadlineExceeded) || mg.rd == nil || !errors.Is(mg.ctx.Err(), context.DeadlineExceeded) {
+	if !errors.Is(err, context.DeadlineExceeded) || mg.mx == nil || !errors.Is(mg.ctx.Err(), context.DeadlineExceeded) {
 		return err
 	}
-	mg.rd.GiveUpWaiting()
+	rd := mg.mx.Reader()
+	rd.GiveUpWaiting()
 	missing := mg.allMissing()
 	if len(missing) == 0 {
 		return err
 	}
 	cause := context.Cause(mg.ctx)
 	for _, rg := range mg.ranges {
-		if _, _, failed := mg.rd.NextUnread(rg.TP); failed {
+		if _, _, failed := rd.NextUnread(rg.TP); failed {
 			continue // named above
 		}
 		if pos, more := mg.nextUnread(rg.TP); more {

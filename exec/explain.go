@@ -200,25 +200,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if err != nil {
 			return nil, err
 		}
-		sel := x
-		var keyHow string
-		if x.PartitionForKey != nil && len(t.Partitions) > 0 {
-			key, how, _, err := s.consumePartitionKey(ctx, x, x.PartitionForKey)
-			if err != nil {
-				return nil, err
-			}
-			keyHow = how
-			cp := *x
-			cp.Partitions = []int32{kafka.PartitionForKey(x.Topic, key, len(t.Partitions))}
-			sel = &cp
-		}
-		parts, err := selectPartitions(t, sel)
+		pl, _, err := s.planRecords(ctx, x, t)
 		if err != nil {
 			return nil, err
-		}
-		pd := analyzePushdown(x.Where, s.Now())
-		if pd.partitions != nil {
-			parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return !slices.Contains(pd.partitions, tp.Partition) })
 		}
 		p.any("Metadata", x.Topic)
 		if _, encoded := schema.HeaderID(x.PartitionForKey); s.Registry != nil && x.PartitionForKey != nil && !encoded {
@@ -228,35 +212,20 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			p.registry(s.Registry, [2]string{fmt.Sprintf("GET /subjects/%s/versions/latest", k), "PARTITION FOR KEY: the key subject, if the topic has one"},
 				[2]string{"GET /schemas/ids/{id}", "its schema and references (once per session)"})
 		}
-		p.leaders("ListOffsets", m, parts)
-		p.step--
-		p.leaders("ListOffsets", m, parts) // earliest and latest, concurrently
-		if x.From != nil && (x.From.Kind == lang.FromTimestamp || x.From.Kind == lang.FromAgo) {
-			p.leaders("ListOffsets", m, parts)
-		}
-		if pd.fromMs != nil {
-			p.leaders("ListOffsets", m, parts)
-		}
-		if pd.toMs != nil {
-			p.leaders("ListOffsets", m, parts)
-		}
-		if tailScans(x) {
-			p.leaders("Fetch", m, parts) // the key scan, backwards from the end
-		}
-		p.leaders("Fetch", m, parts)
+		explainReads(p, m, pl)
 		if s.Registry != nil && !s.allLocal(x) {
 			// Alongside the Fetches, not a step of its own: a schema id is
 			// fetched when a record first carries it.
 			p.rows = append(p.rows, result.Row{p.step, "Registry GET /schemas/ids/{id}", nil, s.Registry.URLs(),
 				"each schema id a record carries, once per session (cached)"})
 		}
-		if keyHow != "" {
-			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + keyHow})
+		if pl.keyHow != "" {
+			p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", "PARTITION FOR KEY hashes " + pl.keyHow})
 		}
 		if err := s.explainLocal(p, x.Topic, "decodes", x.KeyAs, x.ValueAs); err != nil {
 			return nil, err
 		}
-		explainQuery(p, x, t, pd, func(key []byte) int32 {
+		explainQuery(p, pl, func(key []byte) int32 {
 			if b, _, _, err := s.consumePartitionKey(ctx, x, key); err == nil {
 				key = b
 			}

@@ -293,6 +293,11 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		"CONSUME orders FROM OLDEST LIMIT 3",
 		"CONSUME orders FROM 2h AGO LIMIT 3",
 		"CONSUME orders FROM OFFSET 1 LIMIT 3",
+		"CONSUME orders FROM TIMESTAMP '2020-01-02T03:04:05Z' LIMIT 3",
+		"CONSUME orders FROM TAIL (0:3, 4:2) LIMIT 2",
+		"CONSUME orders FROM ANCHOR (1:1, 5:0) LIMIT ALL",
+		"CONSUME orders WHERE offset < 2 AND timestamp >= 1000 LIMIT ALL",
+		"CONSUME orders PARTITION FOR KEY 'k-2-1' WHERE offset >= 1 LIMIT ALL",
 		// FROM NEWEST with and without WHERE
 		"CONSUME orders FROM NEWEST LIMIT 3",
 		"CONSUME orders FROM NEWEST WHERE key = 'k-1-0' LIMIT 2",

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/kql-dev/kql/exec/eval"
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -44,9 +42,8 @@ type followResult struct {
 	pendingRow result.Row     // the next backlog row, read ahead
 	pendingRec *result.Record // the next backlog record, read ahead (a copy)
 	out        result.Record  // what NextRecord hands out of the backlog
-	rd         *kafka.Reader
-	recs       []*kgo.Record
-	i          int
+	stream     *kafka.FollowStream
+	rd         *kafka.Reader // stream's reader
 	rec        result.Record
 	lookedAt   time.Time
 	err        error
@@ -199,7 +196,8 @@ func (f *followResult) start() {
 		starts = append(starts, kafka.Range{TP: tp, Start: off})
 	}
 	slices.SortFunc(starts, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
-	f.rd = f.s.cl.NewFollowReader(f.ctx, f.m, starts, f.s.ReadBudget, true)
+	f.stream = f.s.cl.NewFollowStream(f.ctx, f.m, starts, f.s.ReadBudget)
+	f.rd = f.stream.Reader()
 	f.scan.live.Store(f.rd)
 	f.lookedAt = time.Now()
 	// A partition the backlog could not even bound is looked for again.
@@ -210,11 +208,8 @@ func (f *followResult) start() {
 
 func (f *followResult) nextLive() (*result.Record, bool) {
 	for !f.done {
-		for f.i < len(f.recs) {
-			rec := f.recs[f.i]
-			f.i++
+		for f.stream.Next(&f.rec) {
 			f.stats.AddScanned(1)
-			fillRecord(&f.rec, rec, rec.Timestamp.UnixMilli())
 			f.scan.dec.decode(&f.rec)
 			if q := f.scan.q; q != nil {
 				q.comp.SetRecord(&f.rec)
@@ -239,15 +234,13 @@ func (f *followResult) nextLive() (*result.Record, bool) {
 				return nil, false
 			}
 		}
-		_, recs, err := f.rd.TakeAny(followWait)
-		if err != nil {
+		if err := f.stream.Wait(followWait); err != nil {
 			if f.ctx.Err() == nil && !errors.Is(err, kafka.ErrReaderClosed) {
 				f.err = err
 			}
 			f.finish()
 			return nil, false
 		}
-		f.recs, f.i = recs, 0
 		if e := f.rd.LastErr(); e != nil && e != f.warned {
 			f.warned = e
 		}

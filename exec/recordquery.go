@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kql-dev/kql/exec/eval"
-	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -224,69 +224,6 @@ func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
 	if text != "" {
 		pd.notes = append(pd.notes, text+": each partition starts (or ends) at the first offset with a timestamp at or after the bound (ListOffsets by time, one request per leader broker); records written later with an earlier timestamp are not read")
 	}
-}
-
-// apply narrows each partition's [start, end) by the pushdown, reading
-// offsets by time where a time bound asks for it; partitions that fail
-// ListOffsets are reported missing and dropped from bounds.
-func (pd *pushdown) apply(s *Session, r *consumeResult, bounds map[kafka.TopicPartition]span) error {
-	for tp, b := range bounds {
-		if pd.minOffset != math.MinInt64 {
-			b.start = max(b.start, min(pd.minOffset, b.end))
-		}
-		if pd.maxOffset != math.MaxInt64 {
-			b.end = max(b.start, min(b.end, pd.maxOffset))
-		}
-		bounds[tp] = b
-	}
-	byTime := func(ms int64) (map[kafka.TopicPartition]int64, error) {
-		parts := make([]kafka.TopicPartition, 0, len(bounds))
-		for tp := range bounds {
-			parts = append(parts, tp)
-		}
-		got, failed, err := s.cl.ListOffsets(r.mg.ctx, r.mg.m, parts, ms, true)
-		if err != nil {
-			return nil, err
-		}
-		for tp, pe := range failed {
-			r.mg.missing = append(r.mg.missing, pe)
-			delete(bounds, tp)
-		}
-		out := make(map[kafka.TopicPartition]int64, len(got))
-		for tp, a := range got {
-			out[tp] = a.Offset // -1: no record at or after ms
-		}
-		return out, nil
-	}
-	if pd.fromMs != nil {
-		offs, err := byTime(*pd.fromMs)
-		if err != nil {
-			return err
-		}
-		for tp, b := range bounds {
-			if o, ok := offs[tp]; ok {
-				if o < 0 {
-					b.start = b.end
-				} else {
-					b.start = max(b.start, min(o, b.end))
-				}
-				bounds[tp] = b
-			}
-		}
-	}
-	if pd.toMs != nil {
-		offs, err := byTime(*pd.toMs)
-		if err != nil {
-			return err
-		}
-		for tp, b := range bounds {
-			if o, ok := offs[tp]; ok && o >= 0 {
-				b.end = max(b.start, min(b.end, o))
-				bounds[tp] = b
-			}
-		}
-	}
-	return nil
 }
 
 // recordQuery is compiled once per statement: what the scan evaluates.
@@ -515,43 +452,30 @@ func (o *orderResult) Err() error           { return o.scan.Err() }
 func (o *orderResult) Close()               { o.scan.Close() }
 func (o *orderResult) Stats() *result.Stats { return o.scan.Stats() }
 
-// explainQuery adds the filter and what was pushed down to an EXPLAIN.
+// explainQuery adds what was pushed down, the notes on WHERE key = ...
+// and the backward key scan, then the plan's operator tree, top first.
 // keyPartition is the partition PARTITION FOR KEY would read for a key.
-func explainQuery(p *planner, st *lang.Consume, t *kafka.Topic, pd *pushdown, keyPartition func([]byte) int32) {
-	if st.Where != nil {
-		p.rows = append(p.rows, result.Row{nil, "Filter", nil, "kql", "WHERE " + lang.FormatExpr(st.Where) + " on every record read"})
-	}
-	for _, n := range pd.notes {
+func explainQuery(p *planner, pl *consumePlan, keyPartition func([]byte) int32) {
+	st := pl.stmt
+	for _, n := range pl.pd.notes {
 		p.rows = append(p.rows, result.Row{nil, "Pushdown", nil, "kql", n})
 	}
 	if key, ok := keyEquality(st.Where); ok && st.PartitionForKey == nil {
 		reads := "reads every partition"
-		if st.Partitions != nil || pd.partitions != nil {
+		if st.Partitions != nil || pl.pd.partitions != nil {
 			reads = "reads the partitions chosen, not the key's"
 		}
 		p.rows = append(p.rows, result.Row{nil, "Note", nil, "kql", fmt.Sprintf(
 			"WHERE key = ... %s: producers with other partitioners (librdkafka's default is CRC32) put keys elsewhere; PARTITION FOR KEY %s would read only partition %d (murmur2, the default of the Java client, franz-go and PRODUCE)",
 			reads, lang.Quote(key), keyPartition(key))})
 	}
-	if tailScans(st) {
+	if pl.keyScan {
 		p.rows = append(p.rows, result.Row{nil, "Scan", nil, "kql", "FROM NEWEST with WHERE: a first Fetch reads backwards from each partition's end, in windows that double, keeping only the (timestamp, offset) of matches until the partition holds LIMIT + SKIP of them or its start is reached (no match reads the whole range); a second Fetch reads the page"})
 	}
-	if st.Follow {
-		p.rows = append(p.rows, result.Row{nil, "Follow", nil, "each partition's leader", "then Fetch from where the read ended in each partition, waiting up to 500 ms per Fetch for new records, one request per leader broker; Metadata every 5 s for new partitions"})
-	}
-	switch {
-	case st.HasAggregates():
-		limits := "then LIMIT limits the groups"
-		if st.Skip != nil {
-			limits = "then SKIP and LIMIT skip and limit the groups"
-		}
-		p.rows = append(p.rows, result.Row{nil, "Aggregate", nil, "kql", "reads the whole range, " + limits + " (at most 100000 groups)"})
-	case st.OrderBy != nil:
-		keeps := "keeps the first LIMIT rows by ORDER BY"
-		if st.Skip != nil {
-			keeps = "keeps the first SKIP + LIMIT rows by ORDER BY, then leaves out the first SKIP"
-		}
-		p.rows = append(p.rows, result.Row{nil, "Sort", nil, "kql", "reads the whole range, " + keeps})
+	for i := len(pl.ops) - 1; i >= 0; i-- {
+		op := pl.ops[i]
+		indent := strings.Repeat("  ", len(pl.ops)-1-i)
+		p.rows = append(p.rows, result.Row{nil, "Plan", nil, "kql", indent + op.name + ": " + op.detail})
 	}
 }
 

@@ -1,0 +1,232 @@
+package exec
+
+import (
+	"math"
+	"slices"
+
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/result"
+)
+
+// A tail read (FROM NEWEST, FROM TAIL, FOLLOW's backlog): the page is the
+// newest matches, found by a backward scan of keys when WHERE filters.
+
+// planTail finds the page of a tail read: the newest `limit` records of the
+// merged per-partition windows below the pinned ends, after leaving out the
+// newest `skip`. The first pass reads only (timestamp, offset) keys and
+// widens a partition's window while it holds fewer than skip+limit records
+// (compaction gaps, transaction markers) and older records exist. The page
+// is then a contiguous offset run in each partition, which the second pass
+// (the row stream) reads and merges again, in the same order.
+func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
+	need := r.limit
+	if need <= math.MaxInt64-r.skip {
+		need += r.skip
+	}
+	keys := make(map[kafka.TopicPartition][]kafka.RecordKey, len(bounds))
+	lows := make(map[kafka.TopicPartition]int64, len(bounds))
+	step := map[kafka.TopicPartition]int64{}
+	for tp := range bounds {
+		lows[tp] = ends[tp]
+		step[tp] = need
+	}
+	if r.skip == 0 {
+		// A page that holds every position of every window holds every
+		// record: no key scan is needed to cut it.
+		var total int64
+		for tp, b := range bounds {
+			total += ends[tp] - b.start
+		}
+		if total <= r.limit {
+			r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
+			for tp, b := range bounds {
+				r.cuts[tp] = b.start
+				if b.start < ends[tp] {
+					r.mg.add(tp, b.start, ends[tp])
+				}
+			}
+			return nil
+		}
+	}
+	// With WHERE, the key scan decodes (WHERE needs the decoded values) and
+	// counts the records that did not decode; the page is read from what
+	// it read. Without WHERE it decodes nothing and the page counts.
+	defer func() {
+		if r.q == nil || r.q.where == nil {
+			return
+		}
+		for tp := range bounds {
+			if lows[tp] < ends[tp] {
+				if r.dec.counted == nil {
+					r.dec.counted = map[int32]int64{}
+				}
+				r.dec.counted[tp.Partition] = ends[tp]
+			}
+		}
+	}()
+	for {
+		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget, live: r.mg.live}
+		widened := false
+		for tp, b := range bounds {
+			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
+				continue
+			}
+			lo := max(b.start, lows[tp]-step[tp])
+			scan.add(tp, lo, lows[tp])
+			lows[tp] = lo
+			if step[tp] < math.MaxInt64/2 {
+				step[tp] *= 2
+			}
+			widened = true
+		}
+		if !widened {
+			break
+		}
+		older, err := scan.keys(&r.rec, r.matches())
+		if err != nil {
+			return err
+		}
+		missing := scan.allMissing()
+		r.mg.missing = append(r.mg.missing, missing...)
+		for _, e := range missing {
+			if pe, ok := e.(*kafka.PartitionError); ok {
+				delete(bounds, kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition})
+			}
+		}
+		for tp, ks := range older {
+			keys[tp] = append(ks, keys[tp]...)
+		}
+	}
+	// Merge the keys in row order, then cut the page from the end.
+	tps, order := orderKeys(keys)
+	hi := max(int64(len(order))-r.skip, 0)
+	lo := max(hi-r.limit, 0)
+	// The next, older page ends, in each partition, where this page (and
+	// what SKIP left out after it) begins: pages are cut by position, so
+	// they neither overlap nor skip whatever the timestamps do.
+	// A partition with no key on this page (or in what SKIP left out)
+	// ends its next page after its newest older match, and one with no
+	// match at all where the scan stopped: the window scanned holds no
+	// match, so reading it again would only offer empty pages.
+	r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
+	for tp := range bounds {
+		r.cuts[tp] = lows[tp]
+	}
+	for _, tp := range tps {
+		if ks := keys[tp]; len(ks) > 0 {
+			r.cuts[tp] = ks[len(ks)-1].Offset + 1
+		}
+	}
+	onPage := map[kafka.TopicPartition]bool{}
+	for _, rf := range order[lo:] {
+		if !onPage[rf.tp] {
+			onPage[rf.tp] = true
+			r.cuts[rf.tp] = rf.k.Offset
+		}
+		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.Offset)
+	}
+	for tp, b := range bounds {
+		if r.cuts[tp] > b.start {
+			r.olderExist = true
+		}
+	}
+	first := map[kafka.TopicPartition]int64{}
+	last := map[kafka.TopicPartition]int64{}
+	for _, rf := range order[lo:hi] {
+		if _, ok := first[rf.tp]; !ok {
+			first[rf.tp] = rf.k.Offset
+		}
+		last[rf.tp] = rf.k.Offset
+	}
+	for _, tp := range tps {
+		if f, ok := first[tp]; ok {
+			r.mg.add(tp, f, last[tp]+1)
+		}
+	}
+	return nil
+}
+
+// keyRef is one key of a tail read's first pass, with its partition.
+type keyRef struct {
+	tp kafka.TopicPartition
+	k  kafka.RecordKey
+}
+
+// orderKeys merges each partition's keys (in offset order) into row
+// order, as the read orders records: (timestamp, partition), with a heap
+// of partitions (a record's offset breaks no tie: a partition's keys
+// stay in offset order). tps is the partitions, sorted.
+func orderKeys(keys map[kafka.TopicPartition][]kafka.RecordKey) (tps []kafka.TopicPartition, order []keyRef) {
+	tps = make([]kafka.TopicPartition, 0, len(keys))
+	for tp := range keys {
+		tps = append(tps, tp)
+	}
+	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
+	lists := make([][]kafka.RecordKey, len(tps))
+	total := 0
+	for i, tp := range tps {
+		lists[i] = keys[tp]
+		total += len(lists[i])
+	}
+	idx := make([]int, len(tps))
+	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
+	headLess := func(a, b int) bool {
+		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
+		if ka.Timestamp != kb.Timestamp {
+			return ka.Timestamp < kb.Timestamp
+		}
+		return tps[a].Partition < tps[b].Partition
+	}
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			m := l
+			if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
+				m = r
+			}
+			if !headLess(h[m], h[i]) {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for i := range tps {
+		if len(lists[i]) > 0 {
+			h = append(h, i)
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	order = make([]keyRef, 0, total)
+	for len(h) > 0 {
+		i := h[0]
+		order = append(order, keyRef{tps[i], lists[i][idx[i]]})
+		idx[i]++
+		if idx[i] == len(lists[i]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		if len(h) > 0 {
+			down(0)
+		}
+	}
+	return tps, order
+}
+
+// matches reports whether rec passes WHERE (a tail read's key scan keeps
+// only the records the page will show); nil when every record does.
+func (r *consumeResult) matches() func(*result.Record) bool {
+	if r.q == nil || r.q.where == nil {
+		return nil
+	}
+	return func(rec *result.Record) bool {
+		r.dec.decode(rec)
+		r.q.comp.SetRecord(rec)
+		return r.q.where.True()
+	}
+}

@@ -1,0 +1,230 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// Merge reads several partitions, each between a start and an exclusive
+// end, through one Reader (the next Fetch to every leader already in
+// flight while records are handed out), and hands them out in (timestamp,
+// partition, offset) order: a k-way merge over a binary heap of the
+// partitions' next records. Records are handed out in kql's own
+// result.Record, reused from call to call.
+type Merge struct {
+	rd   *Reader
+	srcs []*mergeSource // every partition, in the order of the ranges
+	heap []*mergeSource // the partitions with a record ready, smallest first
+	// primed: each partition's first chunk was asked for.
+	primed bool
+}
+
+// mergeSource is one partition's place in the merge.
+type mergeSource struct {
+	tp   TopicPartition
+	recs []*kgo.Record // the chunk being handed out
+	i    int           // next record in recs
+	ts   int64         // recs[i]'s timestamp in ms, the heap's first key
+}
+
+// NewMerge starts reading ranges (sorted by partition), read_committed.
+func (c *Cluster) NewMerge(ctx context.Context, m *Metadata, ranges []Range, budget int64) *Merge {
+	mg := &Merge{rd: c.NewReader(ctx, m, ranges, budget, true), srcs: make([]*mergeSource, len(ranges))}
+	for i, rg := range ranges {
+		mg.srcs[i] = &mergeSource{tp: rg.TP}
+	}
+	return mg
+}
+
+// Reader is the reader the merge takes from: what it waits for, what
+// failed, where each partition stands.
+func (mg *Merge) Reader() *Reader { return mg.rd }
+
+// Close stops the reader's fetches.
+func (mg *Merge) Close() { mg.rd.Close() }
+
+// prime fills the heap: each partition's first chunk.
+func (mg *Merge) prime() error {
+	if mg.primed {
+		return nil
+	}
+	mg.primed = true
+	mg.heap = make([]*mergeSource, 0, len(mg.srcs))
+	for _, s := range mg.srcs {
+		ok, err := mg.refill(s)
+		if err != nil {
+			return err
+		}
+		if ok {
+			mg.push(s)
+		}
+	}
+	return nil
+}
+
+// refill moves s to its next chunk; false when the partition is done.
+func (mg *Merge) refill(s *mergeSource) (bool, error) {
+	for {
+		recs, err := mg.rd.Take(s.tp)
+		if err != nil {
+			return false, err
+		}
+		if recs == nil {
+			s.recs, s.i = nil, 0
+			return false, nil
+		}
+		if len(recs) > 0 {
+			s.recs, s.i = recs, 0
+			s.ts = recs[0].Timestamp.UnixMilli()
+			return true, nil
+		}
+	}
+}
+
+// Next fills dst with the next record in row order (reusing dst's header
+// slice); false at the end or on err (a request-level failure or the
+// statement's cancellation).
+func (mg *Merge) Next(dst *result.Record) (bool, error) {
+	if !mg.primed {
+		if err := mg.prime(); err != nil {
+			return false, err
+		}
+	}
+	if len(mg.heap) == 0 {
+		return false, nil
+	}
+	s := mg.heap[0]
+	rec, ts := s.recs[s.i], s.ts
+	s.i++
+	if s.i < len(s.recs) {
+		s.ts = s.recs[s.i].Timestamp.UnixMilli()
+		mg.down(0)
+		fillRecord(dst, rec, ts)
+		return true, nil
+	}
+	ok, err := mg.refill(s)
+	if err != nil {
+		s.i-- // rec was not handed out: the next page starts at it
+		return false, err
+	}
+	if ok {
+		mg.down(0)
+	} else {
+		last := len(mg.heap) - 1
+		mg.heap[0] = mg.heap[last]
+		mg.heap[last] = nil
+		mg.heap = mg.heap[:last]
+		if last > 0 {
+			mg.down(0)
+		}
+	}
+	fillRecord(dst, rec, ts)
+	return true, nil
+}
+
+// less orders sources by their next record: timestamp, partition, offset.
+func less(a, b *mergeSource) bool {
+	if a.ts != b.ts {
+		return a.ts < b.ts
+	}
+	if a.tp.Partition != b.tp.Partition {
+		return a.tp.Partition < b.tp.Partition
+	}
+	return a.recs[a.i].Offset < b.recs[b.i].Offset
+}
+
+func (mg *Merge) push(s *mergeSource) {
+	mg.heap = append(mg.heap, s)
+	i := len(mg.heap) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !less(mg.heap[i], mg.heap[parent]) {
+			break
+		}
+		mg.heap[i], mg.heap[parent] = mg.heap[parent], mg.heap[i]
+		i = parent
+	}
+}
+
+func (mg *Merge) down(i int) {
+	h := mg.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && less(h[r], h[l]) {
+			m = r
+		}
+		if !less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// NextUnread is the offset of tp's first record not handed out, and
+// whether tp still has records before its end.
+func (mg *Merge) NextUnread(tp TopicPartition) (pos int64, more bool) {
+	for _, s := range mg.srcs {
+		if s.tp == tp && s.i < len(s.recs) {
+			return s.recs[s.i].Offset, true
+		}
+	}
+	pos, end, failed := mg.rd.NextUnread(tp)
+	return pos, pos < end && !failed
+}
+
+// RecordKey is what a tail read remembers of a record in its first pass.
+type RecordKey struct{ Timestamp, Offset int64 }
+
+// Keys reads every range in full, partition by partition (no merge), and
+// returns each partition's (timestamp, offset) keys in offset order, of
+// the records keep accepts; each record is filled into dst for keep. It
+// closes the reader when done.
+func (mg *Merge) Keys(dst *result.Record, keep func(*result.Record) bool) (map[TopicPartition][]RecordKey, error) {
+	defer mg.Close()
+	out := make(map[TopicPartition][]RecordKey, len(mg.srcs))
+	for _, s := range mg.srcs {
+		for {
+			recs, err := mg.rd.Take(s.tp)
+			if err != nil {
+				return nil, err
+			}
+			if recs == nil {
+				break
+			}
+			for _, rec := range recs {
+				ts := rec.Timestamp.UnixMilli()
+				if keep != nil {
+					fillRecord(dst, rec, ts)
+					if !keep(dst) {
+						continue
+					}
+				}
+				out[s.tp] = append(out[s.tp], RecordKey{ts, rec.Offset})
+			}
+		}
+	}
+	return out, nil
+}
+
+// fillRecord copies rec's fields into dst, reusing dst's header slice; ts
+// is rec's timestamp in ms.
+func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
+	dst.Partition = rec.Partition
+	dst.Offset = rec.Offset
+	dst.Timestamp = ts
+	dst.Key = rec.Key
+	dst.Value = rec.Value
+	hs := dst.Headers[:0]
+	for _, h := range rec.Headers {
+		hs = append(hs, result.Header{Key: h.Key, Value: h.Value})
+	}
+	dst.Headers = hs
+}
