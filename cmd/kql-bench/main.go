@@ -47,6 +47,7 @@ type config struct {
 	flatN      int64
 	kql        string
 	kcat       string
+	baseline   string // another kql binary timed beside -kql in the same rounds
 	reseed     bool
 	only       *regexp.Regexp // time only the contenders whose names match (nil: all)
 
@@ -73,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.flat, "flat", true, "also check that peak RSS stays flat over a topic with -flat-n records")
 	fs.Int64Var(&c.flatN, "flat-n", 0, "records in the -flat topic (default 10 * -n)")
 	fs.StringVar(&c.kql, "kql", "", "use this kql binary instead of building ./cmd/kql")
+	fs.StringVar(&c.baseline, "baseline", "", "also time this kql `binary` (an older build) in the same rounds, each of its contenders named \"base ...\"")
 	fs.StringVar(&c.kcat, "kcat", "kcat", "kcat binary; skipped when not found")
 	fs.BoolVar(&c.reseed, "reseed", false, "delete and re-create a topic that exists with the wrong number of records")
 	fs.BoolVar(&c.floor, "floor", false, "(internal) run as the floor contender")
