@@ -596,7 +596,6 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 			break
 		}
 		fillRecord(&r.rec, rec, ts)
-		rec.Recycle() // its fields are copied; its batch's array can be reused (kafka/recordpool.go)
 		r.dec.decode(&r.rec)
 		if r.q != nil {
 			r.q.comp.SetRecord(&r.rec)

@@ -90,7 +90,6 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 					}
 					fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition,
-						Pools: fetchedRecords,
 					}, rp, decompressor, nil)
 					if next < positions[tp] {
 						next = positions[tp]
