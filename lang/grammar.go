@@ -314,12 +314,17 @@ func participleTokens(toks []token) []lexer.Token {
 	return out
 }
 
-// grammar returns the parser, built once. Building it is the largest part
-// of kql's start-up (about a millisecond and a half), so init starts it on
-// another goroutine: a one-shot `kql -e` overlaps it with the rest of
-// start-up instead of waiting for it first.
+// grammar returns the whole grammar's parser, built once, on first use:
+// building it is the largest part of a one-shot kql's CPU, so a statement
+// that parses is parsed by subgrammar.go's parser of its own alternative,
+// and this one is built for the errors (and by WarmGrammar, for a REPL).
 var grammar = sync.OnceValue(func() *participle.Parser[gRoot] {
-	return participle.MustBuild[gRoot](
+	return participle.MustBuild[gRoot](grammarOptions()...)
+})
+
+// grammarOptions are the whole grammar's and every sub-grammar's options.
+func grammarOptions() []participle.Option {
+	return []participle.Option{
 		participle.Lexer(tokenDefinition{}),
 		participle.CaseInsensitive("Ident", "Probe"),
 		participle.ParseTypeWith(parseExprTokens),
@@ -327,13 +332,19 @@ var grammar = sync.OnceValue(func() *participle.Parser[gRoot] {
 		// chosen, so an error is reported at the token that broke it (the
 		// "two" of PARTITION (0,two,2)), not where an enclosing rule gave up.
 		participle.UseLookahead(0),
-	)
-})
+	}
+}
 
-func init() { go grammar() }
+// WarmGrammar builds the whole grammar on another goroutine: the
+// interactive shell calls it while the user types, so a mistake's error
+// (which the whole grammar explains) does not wait for the build.
+func WarmGrammar() { go grammar() }
 
 // parseTokens runs the grammar over toks, which must end with an EOF token.
 func parseTokens(toks []lexer.Token) (*gRoot, error) {
+	if r, ok := parseFirstKeyword(toks); ok {
+		return r, nil
+	}
 	peek, err := lexer.Upgrade(&sliceLexer{toks: toks})
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/kql-dev/kql/jsontext"
 	"github.com/kql-dev/kql/result"
 )
 
@@ -124,6 +125,13 @@ func (e *recordEncoder) appendJSONField(buf, b []byte, decoded bool) []byte {
 func (e *recordEncoder) appendJSONBytes(buf, b []byte) []byte {
 	if b == nil {
 		return append(buf, "null"...)
+	}
+	// Text is checked as UTF-8 while it is escaped (one pass, not two);
+	// what is not text, or reads as a hex literal, is written as hex.
+	if !looksHex(b) {
+		if out, ok := jsontext.AppendValidString(buf, b); ok {
+			return out
+		}
 	}
 	return appendJSONString(buf, e.text(b))
 }

@@ -1,7 +1,10 @@
 package render
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"time"
 
@@ -215,14 +218,19 @@ func appendCSVField(buf, s []byte) []byte {
 	if !csvNeedsQuotes(s) {
 		return append(buf, s...)
 	}
+	// Runs up to each quote are copied whole (a JSON value has a quote
+	// every few bytes; a byte-at-a-time append was most of a CSV record).
 	buf = append(buf, '"')
-	for _, c := range s {
-		if c == '"' {
-			buf = append(buf, '"')
+	for {
+		i := bytes.IndexByte(s, '"')
+		if i < 0 {
+			buf = append(buf, s...)
+			return append(buf, '"')
 		}
-		buf = append(buf, c)
+		buf = append(buf, s[:i+1]...)
+		buf = append(buf, '"')
+		s = s[i+1:]
 	}
-	return append(buf, '"')
 }
 
 // csvNeedsQuotes quotes an empty string (so it differs from NULL), anything
@@ -276,25 +284,43 @@ func writeTSV(o *output, res result.Result, opt Options) (int64, error) {
 
 func appendTSVField(buf, s []byte) []byte {
 	start := 0
-	for i, c := range s {
-		var esc byte
-		switch c {
-		case '\\':
-			esc = '\\'
-		case '\t':
-			esc = 't'
-		case '\n':
-			esc = 'n'
-		case '\r':
-			esc = 'r'
-		default:
+	for i := 0; i < len(s); {
+		// Eight bytes at a time up to the first that needs escaping: few
+		// values hold one, and a switch per byte was most of a TSV record.
+		if i+8 <= len(s) {
+			m := tsvEscMask(binary.LittleEndian.Uint64(s[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
+		esc := tsvEscape[s[i]]
+		if esc == 0 {
+			i++
 			continue
 		}
 		buf = append(buf, s[start:i]...)
 		buf = append(buf, '\\', esc)
-		start = i + 1
+		i++
+		start = i
 	}
 	return append(buf, s[start:]...)
+}
+
+// tsvEscape is the letter after the backslash of each byte TSV escapes.
+var tsvEscape = [256]byte{'\\': '\\', '\t': 't', '\n': 'n', '\r': 'r'}
+
+// tsvEscMask has the high bit set of each byte of w that TSV escapes, and
+// perhaps of some above the first such byte, never below it (the has-byte
+// test of "Bit Twiddling Hacks" is exact up to the first byte it finds).
+func tsvEscMask(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	has := func(c uint64) uint64 {
+		x := w ^ (lo * c)
+		return (x - lo) &^ x
+	}
+	return (has('\\') | has('\t') | has('\n') | has('\r')) & hi
 }
 
 // appendJSONString appends s, which is valid UTF-8 (the bytes rule sees to

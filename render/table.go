@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -125,8 +127,14 @@ func (m *cellMaker) make(s []byte) cell {
 			s, cut = s[:max], true
 		}
 	}
-	m.display = appendDisplay(m.display[:0], s)
-	c := cell{width: widthOpts.Bytes(m.display), cut: cut}
+	var ascii bool
+	m.display, ascii = appendDisplay(m.display[:0], s)
+	c := cell{cut: cut}
+	if ascii {
+		c.width = len(m.display) // printable ASCII: one column a byte
+	} else {
+		c.width = widthOpts.Bytes(m.display)
+	}
 	if m.limit > 0 && c.width > m.limit {
 		c.text = widthOpts.TruncateString(string(m.display), m.limit, "")
 		c.width, c.cut = widthOpts.String(c.text), true
@@ -145,16 +153,29 @@ func (m *cellMaker) make(s []byte) cell {
 // or reorder the terminal's text escaped: C0 and C1 controls, DEL, the
 // Unicode line and paragraph separators and the bidirectional controls.
 // Backslashes are not doubled: the table is for reading; csv, tsv and json
-// are the exact formats.
-func appendDisplay(buf, s []byte) []byte {
+// are the exact formats. ascii says s was printable ASCII only (the text
+// appended as it is, its width its length).
+func appendDisplay(buf, s []byte) (out []byte, ascii bool) {
 	start := 0
+	ascii = true
 	for i := 0; i < len(s); {
+		// Eight bytes at a time up to the first that is not printable
+		// ASCII: most cells are nothing else.
+		if i+8 <= len(s) {
+			m := displayLookMask(binary.LittleEndian.Uint64(s[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != 0x7f {
 				i++
 				continue
 			}
+			ascii = false
 			buf = append(buf, s[start:i]...)
 			switch c {
 			case '\n':
@@ -170,6 +191,7 @@ func appendDisplay(buf, s []byte) []byte {
 			start = i
 			continue
 		}
+		ascii = false
 		r, size := utf8.DecodeRune(s[i:])
 		if escapedRune(r) {
 			buf = append(buf, s[start:i]...)
@@ -180,7 +202,18 @@ func appendDisplay(buf, s []byte) []byte {
 		}
 		i += size
 	}
-	return append(buf, s[start:]...)
+	return append(buf, s[start:]...), ascii
+}
+
+// displayLookMask has the high bit set of each byte of w that is not
+// printable ASCII (a control, DEL, or part of a multi-byte rune), and
+// perhaps of some above the first such byte, never below it (the tests of
+// "Bit Twiddling Hacks" are exact up to the first byte they find).
+func displayLookMask(w uint64) uint64 {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	less20 := (w - lo*0x20) &^ w
+	del := w ^ (lo * 0x7f)
+	return (less20 | (del-lo)&^del | w) & hi
 }
 
 func escapedRune(r rune) bool {

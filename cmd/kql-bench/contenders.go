@@ -158,6 +158,20 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 	} else {
 		cs = append(cs, &contender{name: "kql SHOW TOPICS", argv: []string{e.kql, "-b", e.bootstrap, "-e", "SHOW TOPICS"}, check: topicLine})
 	}
+	if c.baseline != "" {
+		// The same kql contenders run by the older binary, goals dropped:
+		// a before/after comparison under the same load.
+		for _, k := range slices.Clone(cs) {
+			if !strings.HasPrefix(k.name, "kql ") || k.argv[0] != e.kql {
+				continue
+			}
+			b := *k
+			b.name = "base " + strings.TrimPrefix(k.name, "kql ")
+			b.argv = append([]string{c.baseline}, k.argv[1:]...)
+			b.goal = goal{}
+			cs = append(cs, &b)
+		}
+	}
 	moves, moveNotes, err := moveContenders(ctx, e)
 	if err != nil {
 		return nil, nil, err

@@ -46,6 +46,9 @@ type repl struct {
 // failures were shown as they happened.
 func (a *app) repl(ctx context.Context) int {
 	r := &repl{a: a, buf: newStmtBuffer()}
+	// A statement parses with its own part of the grammar; a mistake is
+	// explained by the whole grammar, built here while the user types.
+	lang.WarmGrammar()
 	a.complete = newNameCache(a.conn.exec)
 	a.complete.profiles = a.profileNames
 	a.complete.refresh()
