@@ -12,14 +12,10 @@ import (
 )
 
 // franzAllowed lists the non-test files of exec/ that may still import
-// franz-go. The plan layer for CONSUME and SELECT (issue 16) rewrites them
-// and removes them from this list; nothing may be added to it: a new
-// request goes into kafka/ as a routing primitive that answers in kql's
-// own types.
-var franzAllowed = map[string]bool{
-	"consume.go": true,
-	"follow.go":  true,
-}
+// franz-go: none since the plan layer moved the merge and the follow
+// stream into kafka/. Nothing may be added to it: a new request goes into
+// kafka/ as a routing primitive that answers in kql's own types.
+var franzAllowed = map[string]bool{}
 
 // exec/ and its subpackages speak no wire protocol: kafka/ does.
 func TestExecImportsNoFranzGo(t *testing.T) {
