@@ -208,3 +208,22 @@ func TestPlanDefaults(t *testing.T) {
 		require.ErrorIs(t, err, errWholeRangeFromEnd, src)
 	}
 }
+
+// A tail read without WHERE still scans keys (to cut its page by
+// position) when the range may hold more than LIMIT records: EXPLAIN
+// lists that Fetch, conditional on what the bounds find.
+func TestPlanTailKeyScanWithoutWhere(t *testing.T) {
+	for src, want := range map[string]bool{
+		"CONSUME t FROM NEWEST LIMIT 5":              true,
+		"CONSUME t FROM TAIL (0:5, 1:3) LIMIT 2":     true,
+		"CONSUME t FROM NEWEST LIMIT ALL SKIP 2":     true,
+		"CONSUME t FROM NEWEST LIMIT ALL":            false, // the page holds every record
+		"CONSUME t FROM NEWEST WHERE key = 'a'":      false, // keyScan, unconditional
+		"CONSUME t FROM OLDEST LIMIT 5":              false,
+		"SELECT count(*) FROM t FROM OLDEST LIMIT 5": false,
+	} {
+		pl, err := planOf(t, src, nil)
+		require.NoError(t, err)
+		require.Equal(t, want, pl.keyScanIfMore, src)
+	}
+}
