@@ -77,3 +77,26 @@ func firstWord(toks []lexer.Token) string {
 	}
 	return ""
 }
+
+// A mistake's message probes the grammar dozens of times (errors.go's
+// expectedAt), and nearly every probe fails: trying the first keyword's
+// parser before the whole grammar on each of them doubled the cost of an
+// error, which a REPL user pays on every typo. The error path must cost
+// what it costs with the whole grammar alone.
+func TestSubGrammarDoesNotSlowTheErrorPath(t *testing.T) {
+	const src = "CONSUME orders FROM YESTERDAY LIMIT 5"
+	parseErr := func() {
+		if _, err := Parse(src); err == nil {
+			t.Fatal("want an error")
+		}
+	}
+	parseErr() // build the parsers first
+	with := testing.AllocsPerRun(5, parseErr)
+	save := firstKeyword
+	firstKeyword = map[string]subParse{}
+	defer func() { firstKeyword = save }()
+	without := testing.AllocsPerRun(5, parseErr)
+	if with > without*1.1 {
+		t.Errorf("an error allocates %.0f times with the sub-grammars, %.0f with the whole grammar alone", with, without)
+	}
+}
