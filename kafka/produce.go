@@ -31,6 +31,7 @@ func (c *Cluster) producer() (*kgo.Client, error) {
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.RecordDeliveryTimeout(30 * time.Second),
 		kgo.WithHooks(produceTrace{c}),
+		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}
 	if c.cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))

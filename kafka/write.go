@@ -165,6 +165,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(32 << 20), // memory stays flat however big the input
 		kgo.WithHooks(writeTrace{c}),
+		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}
 	if c.cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))

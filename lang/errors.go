@@ -181,7 +181,7 @@ func (ps *parseState) expectedAt(i int) expectation {
 		}
 		end := len(toks)
 		toks = append(toks, lexer.Token{Type: lexer.EOF, Pos: lexer.Position{Offset: end, Line: 1, Column: end + 1}})
-		_, err := parseTokens(toks)
+		_, err := parseWhole(toks)
 		if err == nil {
 			return true
 		}

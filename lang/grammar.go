@@ -345,6 +345,13 @@ func parseTokens(toks []lexer.Token) (*gRoot, error) {
 	if r, ok := parseFirstKeyword(toks); ok {
 		return r, nil
 	}
+	return parseWhole(toks)
+}
+
+// parseWhole runs the whole grammar over toks. errors.go's probes call it
+// directly: they are nearly all failures, which the first keyword's parser
+// would only try before the whole grammar (twice the cost of an error).
+func parseWhole(toks []lexer.Token) (*gRoot, error) {
 	peek, err := lexer.Upgrade(&sliceLexer{toks: toks})
 	if err != nil {
 		return nil, err
