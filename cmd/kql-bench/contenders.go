@@ -158,20 +158,6 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 	} else {
 		cs = append(cs, &contender{name: "kql SHOW TOPICS", argv: []string{e.kql, "-b", e.bootstrap, "-e", "SHOW TOPICS"}, check: topicLine})
 	}
-	if c.baseline != "" {
-		// The same kql contenders run by the older binary, goals dropped:
-		// a before/after comparison under the same load.
-		for _, k := range slices.Clone(cs) {
-			if !strings.HasPrefix(k.name, "kql ") || k.argv[0] != e.kql {
-				continue
-			}
-			b := *k
-			b.name = "base " + strings.TrimPrefix(k.name, "kql ")
-			b.argv = append([]string{c.baseline}, k.argv[1:]...)
-			b.goal = goal{}
-			cs = append(cs, &b)
-		}
-	}
 	moves, moveNotes, err := moveContenders(ctx, e)
 	if err != nil {
 		return nil, nil, err
@@ -196,7 +182,15 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 			cs = append(cs, &b)
 		}
 	}
+	seen := map[string]bool{}
 	for _, k := range cs {
+		if seen[k.name] {
+			// Two contenders of one name would both run and be reported as
+			// one, with twice the runs (the -baseline block was once merged
+			// in twice).
+			return nil, nil, fmt.Errorf("two contenders are named %q", k.name)
+		}
+		seen[k.name] = true
 		if k.timeout == 0 {
 			k.timeout = c.timeout
 		}
