@@ -543,16 +543,7 @@ func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, committed, copie
 // resume is the INSERT that copies what comes after done (per source
 // partition, the last offset copied); false when LIMIT is used up.
 func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (string, bool) {
-	parts := make([]int32, 0, len(starts)+len(done))
-	for sp := range starts {
-		parts = append(parts, sp)
-	}
-	for sp := range done {
-		if _, ok := starts[sp]; !ok {
-			parts = append(parts, sp)
-		}
-	}
-	slices.Sort(parts)
+	parts := sourcePartitions(starts, done)
 	var pos []lang.PartitionOffset
 	for _, sp := range parts {
 		if o, ok := done[sp]; ok {
@@ -577,6 +568,22 @@ func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (str
 	return lang.Format(&resume), true
 }
 
+// sourcePartitions is every source partition a resume must name, sorted:
+// those the range starts in and those rows came through from.
+func sourcePartitions(starts, done map[int32]int64) []int32 {
+	parts := make([]int32, 0, len(starts)+len(done))
+	for sp := range starts {
+		parts = append(parts, sp)
+	}
+	for sp := range done {
+		if _, ok := starts[sp]; !ok {
+			parts = append(parts, sp)
+		}
+	}
+	slices.Sort(parts)
+	return parts
+}
+
 // failure says what a failed EXECUTE committed, per source partition, and
 // the statement that copies the rest.
 // starts is where the original range starts in each source partition it
@@ -594,16 +601,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
 		return errors.New(b.String())
 	}
-	parts := make([]int32, 0, len(starts)+len(committed))
-	for sp := range starts {
-		parts = append(parts, sp)
-	}
-	for sp := range committed {
-		if _, ok := starts[sp]; !ok {
-			parts = append(parts, sp)
-		}
-	}
-	slices.Sort(parts)
+	parts := sourcePartitions(starts, committed)
 	var done []string
 	var pos []lang.PartitionOffset
 	for _, sp := range parts {
