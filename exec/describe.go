@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -246,7 +247,26 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 // lag stays NULL rather than becoming a number; partitions the coordinator
 // answered with an error are in failed, their commit unknown.
 func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, []*kafka.PartitionError, error) {
-	got, failed, err := s.cl.FetchOffsets(ctx, []string{group})
+	return committedFrom(s.cl.FetchOffsets, group, m, ctx)
+}
+
+// stableCommittedOffsets is committedOffsets as a statement that changes
+// the group reads them: the coordinator's newest state (require_stable),
+// never a stale view of a coordinator that has just taken over.
+// A group the coordinator does not know has no offsets (kfake answers
+// GROUP_ID_NOT_FOUND to a stable fetch of one; Kafka answers none).
+func (s *Session) stableCommittedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, []*kafka.PartitionError, error) {
+	committed, failed, err := committedFrom(s.cl.FetchStableOffsets, group, m, ctx)
+	if ge := (*kafka.GroupError)(nil); errors.As(err, &ge) && kafka.IsGroupNotFound(ge.Err) {
+		return map[kafka.TopicPartition]int64{}, nil, nil
+	}
+	return committed, failed, err
+}
+
+type fetchOffsetsFunc func(context.Context, []string) (map[string]kafka.GroupOffsets, map[string]*kafka.GroupError, error)
+
+func committedFrom(fetch fetchOffsetsFunc, group string, m *kafka.Metadata, ctx context.Context) (map[kafka.TopicPartition]int64, []*kafka.PartitionError, error) {
+	got, failed, err := fetch(ctx, []string{group})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -264,7 +284,7 @@ func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.M
 // group: a partition whose commit is unknown fails it, rather than being
 // taken for one never committed.
 func (s *Session) committedOrFail(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, error) {
-	committed, failed, err := s.committedOffsets(ctx, group, m)
+	committed, failed, err := s.stableCommittedOffsets(ctx, group, m)
 	if err != nil {
 		return nil, err
 	}

@@ -171,14 +171,19 @@ func (s *Session) planReset(ctx context.Context, st *lang.ResetGroup) (*resetPla
 	if err != nil {
 		return nil, err
 	}
-	plan := &resetPlan{created: !gs.exists, meta: m}
-	var committed map[kafka.TopicPartition]int64
-	var unknown []*kafka.PartitionError // partitions whose commit the coordinator could not give
-	if gs.exists {
-		if committed, unknown, err = s.committedOffsets(ctx, st.Group, m); err != nil {
-			return nil, err
-		}
+	// The commits are read even when the coordinator describes no such
+	// group: one that has just taken over (the old one stopped) describes
+	// from a state that may not have caught up with the group's last
+	// commits, while the stable read below waits for the newest. A group
+	// with commits exists, whatever the describe said.
+	committed, unknown, err := s.stableCommittedOffsets(ctx, st.Group, m)
+	if err != nil {
+		return nil, err
 	}
+	if !gs.exists && (len(committed) > 0 || len(unknown) > 0) {
+		gs.exists = true
+	}
+	plan := &resetPlan{created: !gs.exists, meta: m}
 	if st.Topic == nil && len(unknown) > 0 {
 		// Without TOPIC the partitions to move are those the group has
 		// offsets for, and some of those are unknown.

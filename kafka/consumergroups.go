@@ -126,6 +126,24 @@ type GroupOffsets struct {
 // every group that broker coordinates fails as unmentioned (Parse does not
 // see which groups a request carried), even one alone on it.
 func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string]GroupOffsets, map[string]*GroupError, error) {
+	return c.fetchOffsets(ctx, groups, false)
+}
+
+// FetchStableOffsets is FetchOffsets with require_stable (KIP-447, v7+),
+// for a statement that changes a group from what it reads. Kafka's group
+// coordinator answers a plain OffsetFetch, like DescribeGroups, from its
+// state as of the partition's high watermark; a broker that has just
+// become coordinator (the old one stopped) may not have advanced that past
+// the group's last commits yet, and for a moment answers that the group has
+// no offsets at all. require_stable reads the newest state instead, once it
+// is replicated, so a reset planned right after a coordinator moved sees
+// the offsets the group has. A partition with a pending transactional
+// commit fails with UNSTABLE_OFFSET_COMMIT rather than showing an old one.
+func (c *Cluster) FetchStableOffsets(ctx context.Context, groups []string) (map[string]GroupOffsets, map[string]*GroupError, error) {
+	return c.fetchOffsets(ctx, groups, true)
+}
+
+func (c *Cluster) fetchOffsets(ctx context.Context, groups []string, stable bool) (map[string]GroupOffsets, map[string]*GroupError, error) {
 	const api = "OffsetFetch"
 	answeredBy := map[string]int32{} // written under Coordinators' lock
 	got, failed, err := Coordinators(ctx, c, groups, GroupRequest[[]kmsg.OffsetFetchResponseGroupTopic]{
@@ -133,6 +151,7 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 		Build: func(groups []string) kmsg.Request {
 			req := kmsg.NewPtrOffsetFetchRequest()
 			req.Group = groups[0] // what a broker older than v8 reads
+			req.RequireStable = stable
 			for _, g := range groups {
 				rg := kmsg.NewOffsetFetchRequestGroup()
 				rg.Group = g
