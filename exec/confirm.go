@@ -39,7 +39,7 @@ func NeedsConfirmation(stmt lang.Statement) bool {
 
 // Confirmation returns the question the shell asks before stmt, with what
 // it would destroy counted from the cluster (drop topic orders: 6
-// partitions, 12,345 records?). ask is false when there is nothing to ask
+// partitions, up to 12,345 records?). ask is false when there is nothing to ask
 // (not a destructive statement, DROP TOPIC IF EXISTS of a topic that is
 // not there). When the cluster cannot say, the question is asked without
 // the counts: the statement itself then reports what went wrong.
@@ -67,7 +67,9 @@ func (s *Session) Confirmation(ctx context.Context, stmt lang.Statement) (questi
 			for tp := range hi {
 				n += hi[tp] - lo[tp]
 			}
-			q += ", " + countRecords(n)
+			// Counted from offsets, so "up to": a transaction's commit
+			// marker takes an offset, and compaction leaves gaps.
+			q += ", up to " + countRecords(n)
 		}
 		return q + "?", true
 	case *lang.DeleteGroup:

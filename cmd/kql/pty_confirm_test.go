@@ -37,7 +37,7 @@ func TestPTYConfirmationPrompt(t *testing.T) {
 
 	// Enter: the default is no.
 	s.send("DROP TOPIC orders;\r")
-	s.expect(`drop topic orders: 3 partitions, 6 records\? \[y/N\] `)
+	s.expect(`drop topic orders: 3 partitions, up to 6 records\? \[y/N\] `)
 	s.send("\r")
 	s.expect(`not run \(answer y to run it`)
 	s.expect(prompt)
@@ -69,7 +69,7 @@ func TestPTYConfirmationPrompt(t *testing.T) {
 	s.expect(prompt)
 
 	s.send("DROP TOPIC orders;\r")
-	s.expect(`drop topic orders: 3 partitions, 3 records\? \[y/N\] `)
+	s.expect(`drop topic orders: 3 partitions, up to 3 records\? \[y/N\] `)
 	s.send("yes\r")
 	s.expect(`dropped`)
 	s.expect(prompt)
