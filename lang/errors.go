@@ -462,6 +462,11 @@ func (ps *parseState) syntaxError(i int) *Error {
 	if e.Hint == "" {
 		e.Hint = ps.adminHint(i, word)
 	}
+	if e.Hint == "" && tok.kind == tkWord && exp.keywords["OF"] && !exp.classes[tkWord] && nearestKeyword(word, exp.keywords) != "OF" {
+		// SHOW PARTITIONS orders: a bare name where OF names the topic
+		// (a near keyword, such as ORDER for orders, would mislead).
+		e.Hint = "to name the topic, write OF " + tok.text
+	}
 	if e.Hint == "" {
 		e.Hint = ps.hint(tok, word, exp)
 	}
