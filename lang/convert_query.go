@@ -3,6 +3,7 @@ package lang
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -339,3 +340,41 @@ func ungrouped(x Expr, groupBy []Expr) Expr {
 func exprEqual(a, b Expr) bool { return FormatExpr(a) == FormatExpr(b) }
 
 var _ = math.MaxInt64
+
+// groupItem is one GROUP BY item. As in PostgreSQL, a number is a SELECT
+// item's position (GROUP BY 1) and a bare name that is no record column
+// is a SELECT item's AS name (SELECT value.customer AS c ... GROUP BY c):
+// both stand for that item's expression. Anything else is an expression.
+func (ps *parseState) groupItem(node gExprNode, items []SelectItem) (Expr, *Error) {
+	g, ok := node.(*gExpr)
+	if !ok {
+		return ps.expr(node, recordScope(false))
+	}
+	if n, ok := g.X.(*IntLit); ok && len(g.errs) == 0 && startsWithDigit(ps.src, g.Pos) {
+		if n.V < 1 || n.V > int64(len(items)) {
+			e := ps.errAt(g.Pos, "GROUP BY %d: a number in GROUP BY is a SELECT item's position, and the SELECT list has %d items", n.V, len(items))
+			e.Hint = fmt.Sprintf("group by a position from 1 to %d, or by an expression", len(items))
+			return nil, e
+		}
+		it := items[n.V-1]
+		if c, ok := it.X.(*Call); ok && c.IsAggregate() {
+			e := ps.errAt(g.Pos, "GROUP BY %d: item %d is an aggregate (%s), which cannot be grouped by", n.V, n.V, FormatExpr(it.X))
+			e.Hint = "group by the items that are not aggregates"
+			return nil, e
+		}
+		return it.X, nil
+	}
+	if col, ok := g.X.(*Column); ok && col.Path == nil && len(g.errs) == 0 && !slices.Contains(RecordColumns, strings.ToLower(col.Name)) {
+		for _, it := range items {
+			if it.As != "" && strings.EqualFold(it.As, col.Name) {
+				if c, ok := it.X.(*Call); ok && c.IsAggregate() {
+					e := ps.errAt(g.Pos, "GROUP BY %s: %s is an aggregate (%s), which cannot be grouped by", col.Name, col.Name, FormatExpr(it.X))
+					e.Hint = "group by the items that are not aggregates"
+					return nil, e
+				}
+				return it.X, nil
+			}
+		}
+	}
+	return ps.expr(node, recordScope(false))
+}

@@ -504,7 +504,7 @@ func (ps *parseState) consume(g *gConsume) (Statement, *Error) {
 			}
 			c.GroupBy = make([]Expr, 0, len(cl.GroupBy))
 			for _, g := range cl.GroupBy {
-				x, e := ps.expr(g, recordScope(false))
+				x, e := ps.groupItem(g, c.Projection)
 				if e != nil {
 					return nil, e
 				}
