@@ -111,7 +111,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
-	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d %s committed as %s", w.Transactions(), plural(int(w.Transactions()), "transaction", "transactions"), w.TransactionalID()))
 	return res, nil
 }
 

@@ -515,7 +515,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, p.failure(err, w, committed, starts, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
-	res.Notes = append(res.Notes, fmt.Sprintf("%d transactions committed as %s", w.Transactions(), w.TransactionalID()))
+	res.Notes = append(res.Notes, fmt.Sprintf("%d %s committed as %s", w.Transactions(), plural(int(w.Transactions()), "transaction", "transactions"), w.TransactionalID()))
 	return res, nil
 }
 
