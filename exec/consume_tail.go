@@ -19,9 +19,9 @@ import (
 // is then a contiguous offset run in each partition, which the second pass
 // (the row stream) reads and merges again, in the same order.
 func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
-	need := r.limit
-	if need <= math.MaxInt64-r.skip {
-		need += r.skip
+	need := r.plan.limit
+	if need <= math.MaxInt64-r.plan.skip {
+		need += r.plan.skip
 	}
 	keys := make(map[kafka.TopicPartition][]kafka.RecordKey, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
@@ -30,14 +30,14 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		lows[tp] = ends[tp]
 		step[tp] = need
 	}
-	if r.skip == 0 {
+	if r.plan.skip == 0 {
 		// A page that holds every position of every window holds every
 		// record: no key scan is needed to cut it.
 		var total int64
 		for tp, b := range bounds {
 			total += ends[tp] - b.start
 		}
-		if total <= r.limit {
+		if total <= r.plan.limit {
 			r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
 			for tp, b := range bounds {
 				r.cuts[tp] = b.start
@@ -99,8 +99,8 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	}
 	// Merge the keys in row order, then cut the page from the end.
 	tps, order := orderKeys(keys)
-	hi := max(int64(len(order))-r.skip, 0)
-	lo := max(hi-r.limit, 0)
+	hi := max(int64(len(order))-r.plan.skip, 0)
+	lo := max(hi-r.plan.limit, 0)
 	// The next, older page ends, in each partition, where this page (and
 	// what SKIP left out after it) begins: pages are cut by position, so
 	// they neither overlap nor skip whatever the timestamps do.
