@@ -119,11 +119,11 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	}
 	onPage := map[kafka.TopicPartition]bool{}
 	for _, rf := range order[lo:] {
-		if !onPage[rf.tp] {
-			onPage[rf.tp] = true
-			r.cuts[rf.tp] = rf.k.Offset
+		if !onPage[rf.TP] {
+			onPage[rf.TP] = true
+			r.cuts[rf.TP] = rf.Key.Offset
 		}
-		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.Offset)
+		r.cuts[rf.TP] = min(r.cuts[rf.TP], rf.Key.Offset)
 	}
 	for tp, b := range bounds {
 		if r.cuts[tp] > b.start {
@@ -133,10 +133,10 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	first := map[kafka.TopicPartition]int64{}
 	last := map[kafka.TopicPartition]int64{}
 	for _, rf := range order[lo:hi] {
-		if _, ok := first[rf.tp]; !ok {
-			first[rf.tp] = rf.k.Offset
+		if _, ok := first[rf.TP]; !ok {
+			first[rf.TP] = rf.Key.Offset
 		}
-		last[rf.tp] = rf.k.Offset
+		last[rf.TP] = rf.Key.Offset
 	}
 	for _, tp := range tps {
 		if f, ok := first[tp]; ok {
@@ -146,76 +146,16 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	return nil
 }
 
-// keyRef is one key of a tail read's first pass, with its partition.
-type keyRef struct {
-	tp kafka.TopicPartition
-	k  kafka.RecordKey
-}
-
-// orderKeys merges each partition's keys (in offset order) into row
-// order, as the read orders records: (timestamp, partition), with a heap
-// of partitions (a record's offset breaks no tie: a partition's keys
-// stay in offset order). tps is the partitions, sorted.
-func orderKeys(keys map[kafka.TopicPartition][]kafka.RecordKey) (tps []kafka.TopicPartition, order []keyRef) {
+// orderKeys merges each partition's keys into row order, as the read
+// orders records (kafka.OrderKeys, the merge's own heap). tps is the
+// partitions, sorted.
+func orderKeys(keys map[kafka.TopicPartition][]kafka.RecordKey) (tps []kafka.TopicPartition, order []kafka.KeyRef) {
 	tps = make([]kafka.TopicPartition, 0, len(keys))
 	for tp := range keys {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
-	lists := make([][]kafka.RecordKey, len(tps))
-	total := 0
-	for i, tp := range tps {
-		lists[i] = keys[tp]
-		total += len(lists[i])
-	}
-	idx := make([]int, len(tps))
-	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
-	headLess := func(a, b int) bool {
-		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
-		if ka.Timestamp != kb.Timestamp {
-			return ka.Timestamp < kb.Timestamp
-		}
-		return tps[a].Partition < tps[b].Partition
-	}
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			m := l
-			if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
-				m = r
-			}
-			if !headLess(h[m], h[i]) {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
-	for i := range tps {
-		if len(lists[i]) > 0 {
-			h = append(h, i)
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	order = make([]keyRef, 0, total)
-	for len(h) > 0 {
-		i := h[0]
-		order = append(order, keyRef{tps[i], lists[i][idx[i]]})
-		idx[i]++
-		if idx[i] == len(lists[i]) {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		}
-		if len(h) > 0 {
-			down(0)
-		}
-	}
-	return tps, order
+	return tps, kafka.OrderKeys(keys)
 }
 
 // matches reports whether rec passes WHERE (a tail read's key scan keeps
