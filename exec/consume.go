@@ -63,9 +63,9 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	if pl.tail {
 		ends := make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp, b := range bounds {
-			ends[tp] = b.end
+			ends[tp] = b.End
 			if pl.from.Kind == lang.FromTail {
-				ends[tp] = max(b.start, min(b.end, tailOffset(pl.from, tp.Partition)))
+				ends[tp] = max(b.Start, min(b.End, tailOffset(pl.from, tp.Partition)))
 			}
 		}
 		if err := r.planTail(bounds, ends); err != nil {
@@ -77,8 +77,8 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	} else {
 		starts := forwardStarts(pl.from, bounds, fromTime)
 		for tp, b := range bounds {
-			r.mg.add(tp, starts[tp], b.end)
-			r.followFrom[tp] = b.end
+			r.mg.add(tp, starts[tp], b.End)
+			r.followFrom[tp] = b.End
 		}
 		r.toSkip = r.plan.skip
 		reportRangeStarts(ctx, r.plan.parts, r.mg.ranges)

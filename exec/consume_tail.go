@@ -18,7 +18,7 @@ import (
 // (compaction gaps, transaction markers) and older records exist. The page
 // is then a contiguous offset run in each partition, which the second pass
 // (the row stream) reads and merges again, in the same order.
-func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
+func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]kafka.Span, ends map[kafka.TopicPartition]int64) error {
 	need := r.plan.limit
 	if need <= math.MaxInt64-r.plan.skip {
 		need += r.plan.skip
@@ -35,14 +35,14 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		// record: no key scan is needed to cut it.
 		var total int64
 		for tp, b := range bounds {
-			total += ends[tp] - b.start
+			total += ends[tp] - b.Start
 		}
 		if total <= r.plan.limit {
 			r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
 			for tp, b := range bounds {
-				r.cuts[tp] = b.start
-				if b.start < ends[tp] {
-					r.mg.add(tp, b.start, ends[tp])
+				r.cuts[tp] = b.Start
+				if b.Start < ends[tp] {
+					r.mg.add(tp, b.Start, ends[tp])
 				}
 			}
 			return nil
@@ -68,10 +68,10 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget, live: r.mg.live}
 		widened := false
 		for tp, b := range bounds {
-			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
+			if int64(len(keys[tp])) >= need || lows[tp] <= b.Start {
 				continue
 			}
-			lo := max(b.start, lows[tp]-step[tp])
+			lo := max(b.Start, lows[tp]-step[tp])
 			scan.add(tp, lo, lows[tp])
 			lows[tp] = lo
 			if step[tp] < math.MaxInt64/2 {
@@ -126,7 +126,7 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		r.cuts[rf.TP] = min(r.cuts[rf.TP], rf.Key.Offset)
 	}
 	for tp, b := range bounds {
-		if r.cuts[tp] > b.start {
+		if r.cuts[tp] > b.Start {
 			r.olderExist = true
 		}
 	}
