@@ -189,9 +189,11 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
 	var efail map[kafka.TopicPartition]*kafka.PartitionError
 	if len(parts) > 0 {
-		if ends, efail, err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false); err != nil {
-			return nil, fmt.Errorf("end offsets for group %q: %w", group, err)
+		latest := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: kafka.Latest})
+		if latest.Err != nil {
+			return nil, fmt.Errorf("end offsets for group %q: %w", group, latest.Err)
 		}
+		ends, efail = latest.Got, latest.Failed
 	}
 	// Lag in time: one Fetch per leader broker for the lagging partitions.
 	lt, err := s.readLagTimes(ctx, m, map[string]map[kafka.TopicPartition]int64{group: committed}, ends)

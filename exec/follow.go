@@ -308,12 +308,12 @@ func (f *followResult) lookForPartitions() {
 		if len(g.tps) == 0 {
 			continue
 		}
-		offs, _, err := f.s.cl.ListOffsets(f.ctx, m, g.tps, g.at, true)
-		if err != nil {
+		offs := f.s.cl.OffsetsOf(f.ctx, m, g.tps, kafka.OffsetQuery{At: g.at, ReadCommitted: true})
+		if offs.Err != nil {
 			continue // asked again at the next look
 		}
 		for _, tp := range g.tps {
-			if a, ok := offs[tp]; ok {
+			if a, ok := offs.Got[tp]; ok {
 				add = append(add, kafka.Range{TP: tp, Start: a.Offset})
 				f.scan.followFrom[tp] = a.Offset
 			}

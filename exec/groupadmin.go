@@ -271,10 +271,12 @@ func (s *Session) resolveReset(ctx context.Context, m *kafka.Metadata, parts []k
 			ts = s.Now().Add(-to.Ago).UnixMilli()
 		}
 		plan.at = ts
-		var tfail map[kafka.TopicPartition]*kafka.PartitionError
-		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
-			return nil, err
+		at := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: ts})
+		if at.Err != nil {
+			return nil, at.Err
 		}
+		byTime = at.Got
+		tfail := at.Failed
 		if len(tfail) > 0 {
 			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
 				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))

@@ -79,6 +79,11 @@ func (c *Cluster) OffsetsAt(ctx context.Context, m *Metadata, parts []TopicParti
 	return out
 }
 
+// OffsetsOf asks one query of every partition: OffsetsAt with one query.
+func (c *Cluster) OffsetsOf(ctx context.Context, m *Metadata, parts []TopicPartition, q OffsetQuery) Offsets {
+	return c.OffsetsAt(ctx, m, parts, OffsetsOptions{}, q)[0]
+}
+
 // FirstErr is the first of the queries' request-level errors, in the order
 // asked; nil when every query was answered.
 func FirstErr(offs ...Offsets) error {
