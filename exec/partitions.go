@@ -112,7 +112,8 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 				hi = l.Offset
 			}
 			if eok && lok {
-				n = l.Offset - e.Offset
+				sp := kafka.SpanOf(e, l) // the log's start may have passed the latest read
+				lo, hi, n = sp.Start, sp.End, sp.End-sp.Start
 			}
 			var size, total any
 			if v, ok := sizes.leader[tp]; ok {

@@ -99,6 +99,14 @@ func FirstErr(offs ...Offsets) error {
 // latest (the high watermark, or the last stable offset read_committed).
 type Span struct{ Start, End int64 }
 
+// SpanOf is a partition's span from its two answers. The earliest can come
+// back past the latest when the two were read at once and the log's start
+// moved in between (DeleteRecords, retention); the log's end was then at
+// least that start, so the span is empty there, never negative.
+func SpanOf(earliest, latest OffsetAnswer) Span {
+	return Span{earliest.Offset, max(latest.Offset, earliest.Offset)}
+}
+
 // Bounds is each partition's span, or its failure (the first of the two
 // bounds that failed): a partition is in one of the two maps, never both
 // and never neither.
@@ -159,7 +167,7 @@ func (c *Cluster) Bounds(ctx context.Context, m *Metadata, parts []TopicPartitio
 			b.Failed[tp] = pe
 			continue
 		}
-		b.Spans[tp] = Span{lo.Got[tp].Offset, hi.Got[tp].Offset}
+		b.Spans[tp] = SpanOf(lo.Got[tp], hi.Got[tp])
 	}
 	return b, nil
 }

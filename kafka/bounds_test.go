@@ -174,3 +174,37 @@ func failedPartitions(o Offsets) []int32 {
 	}
 	return out
 }
+
+// The earliest offset answered past the latest (the log's start moved
+// between the two concurrent answers; kfake's hook holds that race
+// still, answering every earliest with 15 against a high watermark of
+// 1..6): every span is empty at the start, none negative.
+func TestBoundsLogStartPastTheLatestIsEmpty(t *testing.T) {
+	f := newTracedFake(t)
+	parts := f.boundsTopic(t)
+	f.ControlKey(int16(kmsg.ListOffsets), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kr.(*kmsg.ListOffsetsRequest)
+		if req.Topics[0].Partitions[0].Timestamp != Earliest {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition, sp.Offset, sp.Timestamp = rp.Partition, 15, -1
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	b, err := f.cl.Bounds(context.Background(), nil, parts, BoundsOptions{ReadCommitted: true})
+	require.NoError(t, err)
+	require.Len(t, b.Spans, 6)
+	for tp, sp := range b.Spans {
+		require.Equal(t, Span{15, 15}, sp, tp.String())
+	}
+}
