@@ -45,8 +45,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	if err != nil {
 		return nil, err
 	}
-	r := &consumeResult{plan: pl, stmt: pl.stmt, limit: pl.limit, outLimit: pl.outLimit, outSkip: pl.outSkip, skip: pl.skip,
-		from: pl.from, selected: pl.parts, q: q, pushed: pl.pd.partitions, dec: dec, stats: &result.Stats{}}
+	r := &consumeResult{plan: pl, q: q, dec: dec, stats: &result.Stats{}}
 	if keyWarning != "" {
 		r.warnings = append(r.warnings, keyWarning)
 	}
@@ -64,9 +63,9 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	if pl.tail {
 		ends := make(map[kafka.TopicPartition]int64, len(bounds))
 		for tp, b := range bounds {
-			ends[tp] = b.end
+			ends[tp] = b.End
 			if pl.from.Kind == lang.FromTail {
-				ends[tp] = max(b.start, min(b.end, tailOffset(pl.from, tp.Partition)))
+				ends[tp] = max(b.Start, min(b.End, tailOffset(pl.from, tp.Partition)))
 			}
 		}
 		if err := r.planTail(bounds, ends); err != nil {
@@ -78,11 +77,11 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	} else {
 		starts := forwardStarts(pl.from, bounds, fromTime)
 		for tp, b := range bounds {
-			r.mg.add(tp, starts[tp], b.end)
-			r.followFrom[tp] = b.end
+			r.mg.add(tp, starts[tp], b.End)
+			r.followFrom[tp] = b.End
 		}
-		r.toSkip = r.skip
-		reportRangeStarts(ctx, r.selected, r.mg.ranges)
+		r.toSkip = r.plan.skip
+		reportRangeStarts(ctx, r.plan.parts, r.mg.ranges)
 	}
 	res, err := wrapQuery(pl.stmt, r)
 	if err != nil || !st.Follow {
@@ -116,28 +115,24 @@ const DefaultFollowBacklog = 10
 
 // consumeResult streams the rows of a CONSUME.
 type consumeResult struct {
-	plan        *consumePlan
-	stmt        *lang.Consume
-	from        *lang.Start
-	limit, skip int64
-	mg          *merger
-	toSkip      int64 // forward reads: rows still to skip
-	emitted     int64
-	err         error
-	done        bool
-	selected    []kafka.TopicPartition         // every partition the statement reads, answered or not
-	cuts        map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
-	olderExist  bool
-	rec         result.Record                  // handed out by NextRecord, reused
-	q           *recordQuery                   // WHERE, and the compiler the operators above share
-	followFrom  map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
-	stats       *result.Stats                  // records read (the progress line), warnings, the next page
-	outLimit    int64                          // rows the statement returns (LIMIT); limit is what the scan counts
-	outSkip     int64                          // rows it skips first (SKIP): aggregates and ORDER BY skip their own rows, as SQL's OFFSET
-	pushed      []int32                        // the partitions WHERE names (pushdown); nil: WHERE names none
-	dec         *recordDecoder                 // schema registry decoding (and the wire-format ids)
-	warnings    []string                       // said before any record was read (PARTITION FOR KEY)
-	live        atomic.Pointer[kafka.Reader]   // the reader fetching now, for what it waits for (Stats.Waiting)
+	// plan is what the read does (partitions, start, LIMIT and SKIP as the
+	// scan counts them and as the statement returns them): the one source
+	// of truth, read, never copied.
+	plan       *consumePlan
+	mg         *merger
+	toSkip     int64 // forward reads: rows still to skip
+	emitted    int64
+	err        error
+	done       bool
+	cuts       map[kafka.TopicPartition]int64 // tail reads: where the next, older page ends
+	olderExist bool
+	rec        result.Record                  // handed out by NextRecord, reused
+	q          *recordQuery                   // WHERE, and the compiler the operators above share
+	followFrom map[kafka.TopicPartition]int64 // where this read ends in each partition: FOLLOW goes on from there
+	stats      *result.Stats                  // records read (the progress line), warnings, the next page
+	dec        *recordDecoder                 // schema registry decoding (and the wire-format ids)
+	warnings   []string                       // said before any record was read (PARTITION FOR KEY)
+	live       atomic.Pointer[kafka.Reader]   // the reader fetching now, for what it waits for (Stats.Waiting)
 }
 
 // waiting is what the read waits for now, in the result package's terms
@@ -195,14 +190,14 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	if r.done {
 		return nil, false
 	}
-	for r.emitted < r.limit {
+	for r.emitted < r.plan.limit {
 		ok, err := r.mg.next(&r.rec)
 		if ok {
 			r.stats.AddScanned(1)
 		}
 		if err != nil {
 			r.finish()
-			r.err = r.mg.cutOff(fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), err)
+			r.err = r.mg.cutOff(fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.plan.stmt.Topic), err)
 			return nil, false
 		}
 		if !ok {
@@ -230,7 +225,7 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 	}
 	r.finish()
 	if missing := r.mg.allMissing(); len(missing) > 0 {
-		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.stmt.Topic), Missing: missing}
+		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.plan.stmt.Topic), Missing: missing}
 	}
 	return nil, false
 }

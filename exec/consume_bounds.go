@@ -1,25 +1,21 @@
 package exec
 
 import (
-	"cmp"
-	"errors"
 	"math"
-	"sync"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
 )
 
 // The bounds of a read: each partition's [start, end), resolved by the
-// ListOffsets steps the plan lists (consumePlan.boundSteps), in its order.
-
-type span struct{ start, end int64 }
+// ListOffsets steps the plan lists (consumePlan.boundSteps), in its order,
+// each asked through kafka's one bounds helper (kafka/bounds.go).
 
 // resolveBounds runs the plan's ListOffsets steps: both ends, WHERE's
 // offset and time bounds, and, for FROM TIMESTAMP or AGO, each partition's
 // offset at that time (fromTime; -1 where no record is at or after it).
 // A partition that fails a step is reported missing and dropped.
-func (r *consumeResult) resolveBounds(s *Session) (bounds map[kafka.TopicPartition]span, fromTime map[kafka.TopicPartition]int64, err error) {
+func (r *consumeResult) resolveBounds(s *Session) (bounds map[kafka.TopicPartition]kafka.Span, fromTime map[kafka.TopicPartition]int64, err error) {
 	pl := r.plan
 	for _, step := range pl.boundSteps {
 		switch step.kind {
@@ -36,9 +32,9 @@ func (r *consumeResult) resolveBounds(s *Session) (bounds map[kafka.TopicPartiti
 			for tp, b := range bounds {
 				if o, ok := offs[tp]; ok {
 					if o < 0 {
-						b.start = b.end
+						b.Start = b.End
 					} else {
-						b.start = max(b.start, min(o, b.end))
+						b.Start = max(b.Start, min(o, b.End))
 					}
 					bounds[tp] = b
 				}
@@ -50,7 +46,7 @@ func (r *consumeResult) resolveBounds(s *Session) (bounds map[kafka.TopicPartiti
 			}
 			for tp, b := range bounds {
 				if o, ok := offs[tp]; ok && o >= 0 {
-					b.end = max(b.start, min(b.end, o))
+					b.End = max(b.Start, min(b.End, o))
 					bounds[tp] = b
 				}
 			}
@@ -67,25 +63,21 @@ func (r *consumeResult) resolveBounds(s *Session) (bounds map[kafka.TopicPartiti
 // byTime is each bounded partition's first offset at or after ms (-1:
 // none); a partition that fails is reported missing and dropped from
 // bounds.
-func (r *consumeResult) byTime(s *Session, bounds map[kafka.TopicPartition]span, ms int64, wait bool) (map[kafka.TopicPartition]int64, error) {
+func (r *consumeResult) byTime(s *Session, bounds map[kafka.TopicPartition]kafka.Span, ms int64, wait bool) (map[kafka.TopicPartition]int64, error) {
 	parts := make([]kafka.TopicPartition, 0, len(bounds))
 	for tp := range bounds {
 		parts = append(parts, tp)
 	}
-	list := s.cl.ListOffsets
-	if wait {
-		list = s.cl.ListOffsetsWaiting
+	offs := s.cl.OffsetsAt(r.mg.ctx, r.mg.m, parts, kafka.OffsetsOptions{WaitLeader: wait}, kafka.OffsetQuery{At: ms, ReadCommitted: true})[0]
+	if offs.Err != nil {
+		return nil, offs.Err
 	}
-	got, failed, err := list(r.mg.ctx, r.mg.m, parts, ms, true)
-	if err != nil {
-		return nil, err
-	}
-	for tp, pe := range failed {
+	for _, pe := range offs.Errors() {
 		r.mg.missing = append(r.mg.missing, pe)
-		delete(bounds, tp)
+		delete(bounds, kafka.TopicPartition{Topic: pe.Topic, Partition: pe.Partition})
 	}
-	out := make(map[kafka.TopicPartition]int64, len(got))
-	for tp, a := range got {
+	out := make(map[kafka.TopicPartition]int64, len(offs.Got))
+	for tp, a := range offs.Got {
 		out[tp] = a.Offset
 	}
 	return out, nil
@@ -93,13 +85,13 @@ func (r *consumeResult) byTime(s *Session, bounds map[kafka.TopicPartition]span,
 
 // narrowOffsets narrows each partition's [start, end) by WHERE's offset
 // bounds.
-func (pd *pushdown) narrowOffsets(bounds map[kafka.TopicPartition]span) {
+func (pd *pushdown) narrowOffsets(bounds map[kafka.TopicPartition]kafka.Span) {
 	for tp, b := range bounds {
 		if pd.minOffset != math.MinInt64 {
-			b.start = max(b.start, min(pd.minOffset, b.end))
+			b.Start = max(b.Start, min(pd.minOffset, b.End))
 		}
 		if pd.maxOffset != math.MaxInt64 {
-			b.end = max(b.start, min(b.end, pd.maxOffset))
+			b.End = max(b.Start, min(b.End, pd.maxOffset))
 		}
 		bounds[tp] = b
 	}
@@ -107,16 +99,16 @@ func (pd *pushdown) narrowOffsets(bounds map[kafka.TopicPartition]span) {
 
 // forwardStarts is where each partition starts for a forward read, in
 // its bounds; fromTime is the FROM TIMESTAMP / AGO step's answer.
-func forwardStarts(from *lang.Start, bounds map[kafka.TopicPartition]span, fromTime map[kafka.TopicPartition]int64) map[kafka.TopicPartition]int64 {
+func forwardStarts(from *lang.Start, bounds map[kafka.TopicPartition]kafka.Span, fromTime map[kafka.TopicPartition]int64) map[kafka.TopicPartition]int64 {
 	starts := make(map[kafka.TopicPartition]int64, len(bounds))
 	clamp := func(tp kafka.TopicPartition, off int64) int64 {
 		b := bounds[tp]
-		return max(b.start, min(b.end, off))
+		return max(b.Start, min(b.End, off))
 	}
 	switch from.Kind {
 	case lang.FromOldest:
 		for tp, b := range bounds {
-			starts[tp] = b.start
+			starts[tp] = b.Start
 		}
 	case lang.FromOffset:
 		for tp := range bounds {
@@ -129,7 +121,7 @@ func forwardStarts(from *lang.Start, bounds map[kafka.TopicPartition]span, fromT
 	case lang.FromTimestamp, lang.FromAgo:
 		for tp, o := range fromTime {
 			if o < 0 { // no record at or after the time
-				starts[tp] = bounds[tp].end
+				starts[tp] = bounds[tp].End
 			} else {
 				starts[tp] = clamp(tp, o)
 			}
@@ -138,39 +130,17 @@ func forwardStarts(from *lang.Start, bounds map[kafka.TopicPartition]span, fromT
 	return starts
 }
 
-// bounds reads each partition's earliest offset and its end: the last
-// stable offset, which is where a read_committed reader stops.
-func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]span, error) {
-	// Both bounds at once: one step of one request per leader each.
-	var lo, hi map[kafka.TopicPartition]kafka.OffsetAnswer
-	var lofail, hifail map[kafka.TopicPartition]*kafka.PartitionError
-	var loErr, hiErr error
-	var wg sync.WaitGroup
-	// A leader that is gone is waited for, as the read itself waits.
-	wg.Go(func() { lo, lofail, loErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Earliest, true) })
-	hi, hifail, hiErr = mg.cl.ListOffsetsWaiting(mg.ctx, mg.m, parts, kafka.Latest, true)
-	wg.Wait()
-	if err := cmp.Or(loErr, hiErr); err != nil {
+// bounds reads each partition's earliest offset and its end, the last
+// stable offset (where a read_committed reader stops): both at once, one
+// request per leader each, a leader that is gone waited for, as the read
+// itself waits. A partition that failed is reported missing.
+func (mg *merger) bounds(parts []kafka.TopicPartition) (map[kafka.TopicPartition]kafka.Span, error) {
+	b, err := mg.cl.Bounds(mg.ctx, mg.m, parts, kafka.BoundsOptions{OffsetsOptions: kafka.OffsetsOptions{WaitLeader: true}, ReadCommitted: true})
+	if err != nil {
 		return nil, err
 	}
-	out := make(map[kafka.TopicPartition]span, len(parts))
-	for _, tp := range parts {
-		if pe := lofail[tp]; pe != nil {
-			mg.missing = append(mg.missing, pe)
-			continue
-		}
-		if pe := hifail[tp]; pe != nil {
-			mg.missing = append(mg.missing, pe)
-			continue
-		}
-		l, lok := lo[tp]
-		h, hok := hi[tp]
-		if !lok || !hok { // never read a missing answer as offset 0
-			mg.missing = append(mg.missing, &kafka.PartitionError{API: "ListOffsets", Topic: tp.Topic, Partition: tp.Partition, Broker: -1,
-				Err: errors.New("no answer for this partition")})
-			continue
-		}
-		out[tp] = span{l.Offset, h.Offset}
+	for _, pe := range b.Errors() {
+		mg.missing = append(mg.missing, pe)
 	}
-	return out, nil
+	return b.Spans, nil
 }

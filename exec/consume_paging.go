@@ -17,17 +17,17 @@ import (
 // selected stays in the list, also one that failed on this page, so it is
 // read again (or its failure reported again) rather than silently dropped.
 func (r *consumeResult) NextPage() (*lang.Consume, bool) {
-	if r.stmt.HasAggregates() || r.stmt.OrderBy != nil || r.stmt.LimitAll {
+	if r.plan.stmt.HasAggregates() || r.plan.stmt.OrderBy != nil || r.plan.stmt.LimitAll {
 		return nil, false // the whole range was read
 	}
-	next := &lang.Consume{Topic: r.stmt.Topic, Partitions: r.stmt.Partitions,
-		Where: r.stmt.Where, Projection: r.stmt.Projection}
-	limit := r.limit
+	next := &lang.Consume{Topic: r.plan.stmt.Topic, Partitions: r.plan.stmt.Partitions,
+		Where: r.plan.stmt.Where, Projection: r.plan.stmt.Projection}
+	limit := r.plan.limit
 	next.Limit = &limit
-	pos := make(map[kafka.TopicPartition]int64, len(r.selected))
-	switch r.from.Kind {
+	pos := make(map[kafka.TopicPartition]int64, len(r.plan.parts))
+	switch r.plan.from.Kind {
 	case lang.FromNewest, lang.FromTail:
-		for _, tp := range r.selected {
+		for _, tp := range r.plan.parts {
 			cut, ok := r.cuts[tp]
 			if !ok { // failed: pin nothing, the end clamps it
 				cut = math.MaxInt64
@@ -41,7 +41,7 @@ func (r *consumeResult) NextPage() (*lang.Consume, bool) {
 		return next, true
 	default:
 		more := len(r.mg.allMissing()) > 0
-		for _, tp := range r.selected {
+		for _, tp := range r.plan.parts {
 			pos[tp] = 0 // failed: the earliest offset, clamped when run
 		}
 		for _, rg := range r.mg.ranges {

@@ -18,10 +18,10 @@ import (
 // (compaction gaps, transaction markers) and older records exist. The page
 // is then a contiguous offset run in each partition, which the second pass
 // (the row stream) reads and merges again, in the same order.
-func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[kafka.TopicPartition]int64) error {
-	need := r.limit
-	if need <= math.MaxInt64-r.skip {
-		need += r.skip
+func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]kafka.Span, ends map[kafka.TopicPartition]int64) error {
+	need := r.plan.limit
+	if need <= math.MaxInt64-r.plan.skip {
+		need += r.plan.skip
 	}
 	keys := make(map[kafka.TopicPartition][]kafka.RecordKey, len(bounds))
 	lows := make(map[kafka.TopicPartition]int64, len(bounds))
@@ -30,19 +30,19 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		lows[tp] = ends[tp]
 		step[tp] = need
 	}
-	if r.skip == 0 {
+	if r.plan.skip == 0 {
 		// A page that holds every position of every window holds every
 		// record: no key scan is needed to cut it.
 		var total int64
 		for tp, b := range bounds {
-			total += ends[tp] - b.start
+			total += ends[tp] - b.Start
 		}
-		if total <= r.limit {
+		if total <= r.plan.limit {
 			r.cuts = make(map[kafka.TopicPartition]int64, len(bounds))
 			for tp, b := range bounds {
-				r.cuts[tp] = b.start
-				if b.start < ends[tp] {
-					r.mg.add(tp, b.start, ends[tp])
+				r.cuts[tp] = b.Start
+				if b.Start < ends[tp] {
+					r.mg.add(tp, b.Start, ends[tp])
 				}
 			}
 			return nil
@@ -68,10 +68,10 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 		scan := &merger{ctx: r.mg.ctx, cl: r.mg.cl, m: r.mg.m, budget: r.mg.budget, live: r.mg.live}
 		widened := false
 		for tp, b := range bounds {
-			if int64(len(keys[tp])) >= need || lows[tp] <= b.start {
+			if int64(len(keys[tp])) >= need || lows[tp] <= b.Start {
 				continue
 			}
-			lo := max(b.start, lows[tp]-step[tp])
+			lo := max(b.Start, lows[tp]-step[tp])
 			scan.add(tp, lo, lows[tp])
 			lows[tp] = lo
 			if step[tp] < math.MaxInt64/2 {
@@ -99,8 +99,8 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	}
 	// Merge the keys in row order, then cut the page from the end.
 	tps, order := orderKeys(keys)
-	hi := max(int64(len(order))-r.skip, 0)
-	lo := max(hi-r.limit, 0)
+	hi := max(int64(len(order))-r.plan.skip, 0)
+	lo := max(hi-r.plan.limit, 0)
 	// The next, older page ends, in each partition, where this page (and
 	// what SKIP left out after it) begins: pages are cut by position, so
 	// they neither overlap nor skip whatever the timestamps do.
@@ -119,24 +119,24 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	}
 	onPage := map[kafka.TopicPartition]bool{}
 	for _, rf := range order[lo:] {
-		if !onPage[rf.tp] {
-			onPage[rf.tp] = true
-			r.cuts[rf.tp] = rf.k.Offset
+		if !onPage[rf.TP] {
+			onPage[rf.TP] = true
+			r.cuts[rf.TP] = rf.Key.Offset
 		}
-		r.cuts[rf.tp] = min(r.cuts[rf.tp], rf.k.Offset)
+		r.cuts[rf.TP] = min(r.cuts[rf.TP], rf.Key.Offset)
 	}
 	for tp, b := range bounds {
-		if r.cuts[tp] > b.start {
+		if r.cuts[tp] > b.Start {
 			r.olderExist = true
 		}
 	}
 	first := map[kafka.TopicPartition]int64{}
 	last := map[kafka.TopicPartition]int64{}
 	for _, rf := range order[lo:hi] {
-		if _, ok := first[rf.tp]; !ok {
-			first[rf.tp] = rf.k.Offset
+		if _, ok := first[rf.TP]; !ok {
+			first[rf.TP] = rf.Key.Offset
 		}
-		last[rf.tp] = rf.k.Offset
+		last[rf.TP] = rf.Key.Offset
 	}
 	for _, tp := range tps {
 		if f, ok := first[tp]; ok {
@@ -146,76 +146,16 @@ func (r *consumeResult) planTail(bounds map[kafka.TopicPartition]span, ends map[
 	return nil
 }
 
-// keyRef is one key of a tail read's first pass, with its partition.
-type keyRef struct {
-	tp kafka.TopicPartition
-	k  kafka.RecordKey
-}
-
-// orderKeys merges each partition's keys (in offset order) into row
-// order, as the read orders records: (timestamp, partition), with a heap
-// of partitions (a record's offset breaks no tie: a partition's keys
-// stay in offset order). tps is the partitions, sorted.
-func orderKeys(keys map[kafka.TopicPartition][]kafka.RecordKey) (tps []kafka.TopicPartition, order []keyRef) {
+// orderKeys merges each partition's keys into row order, as the read
+// orders records (kafka.OrderKeys, the merge's own heap). tps is the
+// partitions, sorted.
+func orderKeys(keys map[kafka.TopicPartition][]kafka.RecordKey) (tps []kafka.TopicPartition, order []kafka.KeyRef) {
 	tps = make([]kafka.TopicPartition, 0, len(keys))
 	for tp := range keys {
 		tps = append(tps, tp)
 	}
 	slices.SortFunc(tps, func(a, b kafka.TopicPartition) int { return int(a.Partition) - int(b.Partition) })
-	lists := make([][]kafka.RecordKey, len(tps))
-	total := 0
-	for i, tp := range tps {
-		lists[i] = keys[tp]
-		total += len(lists[i])
-	}
-	idx := make([]int, len(tps))
-	h := make([]int, 0, len(tps)) // partition indices with keys left, smallest head first
-	headLess := func(a, b int) bool {
-		ka, kb := lists[a][idx[a]], lists[b][idx[b]]
-		if ka.Timestamp != kb.Timestamp {
-			return ka.Timestamp < kb.Timestamp
-		}
-		return tps[a].Partition < tps[b].Partition
-	}
-	down := func(i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			m := l
-			if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
-				m = r
-			}
-			if !headLess(h[m], h[i]) {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
-	for i := range tps {
-		if len(lists[i]) > 0 {
-			h = append(h, i)
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	order = make([]keyRef, 0, total)
-	for len(h) > 0 {
-		i := h[0]
-		order = append(order, keyRef{tps[i], lists[i][idx[i]]})
-		idx[i]++
-		if idx[i] == len(lists[i]) {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		}
-		if len(h) > 0 {
-			down(0)
-		}
-	}
-	return tps, order
+	return tps, kafka.OrderKeys(keys)
 }
 
 // matches reports whether rec passes WHERE (a tail read's key scan keeps

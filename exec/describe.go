@@ -59,28 +59,15 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 	// earliest offsets, so before the high watermark: records written
 	// between the two answers then make lso_lag larger for a moment, never
 	// negative (the LSO is at most the high watermark), at no extra round trip.
-	var (
-		stable       map[kafka.TopicPartition]kafka.OffsetAnswer
-		sfail        map[kafka.TopicPartition]*kafka.PartitionError
-		serr         error
-		stableClosed = make(chan struct{})
-	)
-	go func() {
-		defer close(stableClosed)
-		stable, sfail, serr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
-	}()
-	earliest, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
-	<-stableClosed
-	if err == nil {
-		err = serr
-	}
-	if err != nil {
+	first := s.cl.OffsetsAt(ctx, m, parts, kafka.OffsetsOptions{}, kafka.OffsetQuery{At: kafka.Earliest}, kafka.OffsetQuery{At: kafka.Latest, ReadCommitted: true})
+	if err := kafka.FirstErr(first...); err != nil {
 		return nil, err
 	}
-	latest, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
-	if err != nil {
-		return nil, err
+	hw := s.cl.OffsetsAt(ctx, m, parts, kafka.OffsetsOptions{}, kafka.OffsetQuery{At: kafka.Latest})[0]
+	if hw.Err != nil {
+		return nil, hw.Err
 	}
+	earliest, stable, latest := first[0].Got, first[1].Got, hw.Got
 	rows := make([]result.Row, 0, len(parts))
 	for _, p := range t.Partitions {
 		tp := kafka.TopicPartition{Topic: t.Name, Partition: p.ID}
@@ -108,7 +95,7 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 		rows = append(rows, result.Row{int64(p.ID), leader, slices.Clone(p.Replicas), slices.Clone(p.ISR), lo, hi, n, lso, lsoLag})
 	}
 	res := result.NewSlice(describeTopicCols, rows)
-	missing := append(append(partitionErrors(efail), partitionErrors(lfail)...), partitionErrors(sfail)...)
+	missing := append(append(partitionErrors(first[0].Failed), partitionErrors(hw.Failed)...), partitionErrors(first[1].Failed)...)
 	if len(missing) > 0 {
 		res.Failure = &result.PartialError{What: fmt.Sprintf("DESCRIBE TOPIC %q (offsets of some partitions)", st.Topic), Missing: missing}
 	}
@@ -203,9 +190,11 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
 	var efail map[kafka.TopicPartition]*kafka.PartitionError
 	if len(parts) > 0 {
-		if ends, efail, err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false); err != nil {
-			return nil, fmt.Errorf("end offsets for group %q: %w", group, err)
+		latest := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: kafka.Latest})
+		if latest.Err != nil {
+			return nil, fmt.Errorf("end offsets for group %q: %w", group, latest.Err)
 		}
+		ends, efail = latest.Got, latest.Failed
 	}
 	// Lag in time: one Fetch per leader broker for the lagging partitions.
 	lt, err := s.readLagTimes(ctx, m, map[string]map[kafka.TopicPartition]int64{group: committed}, ends)

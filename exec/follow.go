@@ -201,7 +201,7 @@ func (f *followResult) start() {
 	f.scan.live.Store(f.rd)
 	f.lookedAt = time.Now()
 	// A partition the backlog could not even bound is looked for again.
-	if len(starts) < len(f.scan.selected) {
+	if len(starts) < len(f.scan.plan.parts) {
 		f.lookedAt = time.Time{}
 	}
 }
@@ -278,7 +278,7 @@ func (f *followResult) lookForPartitions() {
 		if f.st.Partitions != nil && !slices.Contains(f.st.Partitions, p.ID) {
 			continue
 		}
-		if f.scan.pushed != nil && !slices.Contains(f.scan.pushed, p.ID) {
+		if f.scan.plan.pd.partitions != nil && !slices.Contains(f.scan.plan.pd.partitions, p.ID) {
 			continue // WHERE partition = ... leaves it out
 		}
 		fresh = append(fresh, tp)
@@ -291,10 +291,10 @@ func (f *followResult) lookForPartitions() {
 	// could not bound when it began (its leader did not answer) is no
 	// new partition: after a tail read (FROM NEWEST, TAIL) its old records
 	// were never asked for, so it is read from its end, as the others.
-	tail := f.scan.from.Kind == lang.FromNewest || f.scan.from.Kind == lang.FromTail
+	tail := f.scan.plan.from.Kind == lang.FromNewest || f.scan.plan.from.Kind == lang.FromTail
 	var added, known []kafka.TopicPartition
 	for _, tp := range fresh {
-		if tail && slices.Contains(f.scan.selected, tp) {
+		if tail && slices.Contains(f.scan.plan.parts, tp) {
 			known = append(known, tp)
 		} else {
 			added = append(added, tp)
@@ -308,12 +308,12 @@ func (f *followResult) lookForPartitions() {
 		if len(g.tps) == 0 {
 			continue
 		}
-		offs, _, err := f.s.cl.ListOffsets(f.ctx, m, g.tps, g.at, true)
-		if err != nil {
+		offs := f.s.cl.OffsetsOf(f.ctx, m, g.tps, kafka.OffsetQuery{At: g.at, ReadCommitted: true})
+		if offs.Err != nil {
 			continue // asked again at the next look
 		}
 		for _, tp := range g.tps {
-			if a, ok := offs[tp]; ok {
+			if a, ok := offs.Got[tp]; ok {
 				add = append(add, kafka.Range{TP: tp, Start: a.Offset})
 				f.scan.followFrom[tp] = a.Offset
 			}

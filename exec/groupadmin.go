@@ -276,10 +276,12 @@ func (s *Session) resolveReset(ctx context.Context, m *kafka.Metadata, parts []k
 			ts = s.Now().Add(-to.Ago).UnixMilli()
 		}
 		plan.at = ts
-		var tfail map[kafka.TopicPartition]*kafka.PartitionError
-		if byTime, tfail, err = s.cl.ListOffsets(ctx, m, parts, ts, false); err != nil {
-			return nil, err
+		at := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: ts})
+		if at.Err != nil {
+			return nil, at.Err
 		}
+		byTime = at.Got
+		tfail := at.Failed
 		if len(tfail) > 0 {
 			return nil, fmt.Errorf("%s: could not look up the offsets by time of %d %s, so nothing was planned: %w",
 				what, len(tfail), plural(len(tfail), "partition", "partitions"), errors.Join(partitionErrors(tfail)...))
@@ -349,24 +351,20 @@ func shiftBy(off, by int64) int64 {
 }
 
 // logRange reads each partition's earliest and latest offset from its
-// leader. A partition whose range could not be read fails the statement:
+// leader, the latest after the earliest (kafka.Cluster.Bounds). A partition whose range could not be read fails the statement:
 // an offset cannot be planned, or records counted, against a guess.
 func (s *Session) logRange(ctx context.Context, m *kafka.Metadata, parts []kafka.TopicPartition, what string) (lo, hi map[kafka.TopicPartition]int64, err error) {
-	e, efail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false)
+	b, err := s.cl.Bounds(ctx, m, parts, kafka.BoundsOptions{LatestAfterEarliest: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	l, lfail, err := s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	if missing := append(partitionErrors(efail), partitionErrors(lfail)...); len(missing) > 0 {
+	if missing := partitionErrors(b.Failed); len(missing) > 0 {
 		return nil, nil, fmt.Errorf("%s: could not read the log range of every partition, so nothing was changed: %w", what, errors.Join(missing...))
 	}
 	lo = make(map[kafka.TopicPartition]int64, len(parts))
 	hi = make(map[kafka.TopicPartition]int64, len(parts))
-	for _, tp := range parts {
-		lo[tp], hi[tp] = e[tp].Offset, l[tp].Offset
+	for tp, sp := range b.Spans {
+		lo[tp], hi[tp] = sp.Start, sp.End
 	}
 	return lo, hi, nil
 }

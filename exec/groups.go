@@ -194,7 +194,10 @@ func (s *Session) groupDetails(ctx context.Context, names []string) (map[string]
 		lerr, cerr error
 	)
 	if len(parts) > 0 {
-		wg.Go(func() { ends, efail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+		wg.Go(func() {
+			latest := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: kafka.Latest})
+			ends, efail, lerr = latest.Got, latest.Failed, latest.Err
+		})
 	}
 	if len(newProtocol) > 0 {
 		wg.Go(func() {

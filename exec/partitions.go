@@ -61,23 +61,25 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	}
 	names, parts := showPartitionsOf(m, st.Topic, match)
 	var (
-		earliest, latest map[kafka.TopicPartition]kafka.OffsetAnswer
-		efail, lfail     map[kafka.TopicPartition]*kafka.PartitionError
-		eerr, lerr, serr error
-		rerr             error
-		sizes            replicaSizes
-		rates            = &writeRates{}
-		wg               sync.WaitGroup
+		// Each bound on its own: a partition whose latest offset was
+		// read keeps it, and its write rates, if its earliest failed.
+		lo, hi     kafka.Offsets
+		rerr, serr error
+		sizes      replicaSizes
+		rates      = &writeRates{}
+		wg         sync.WaitGroup
 	)
 	if len(parts) > 0 {
-		wg.Go(func() { earliest, efail, eerr = s.cl.ListOffsets(ctx, m, parts, kafka.Earliest, false) })
-		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+		wg.Go(func() {
+			both := s.cl.OffsetsAt(ctx, m, parts, kafka.OffsetsOptions{}, kafka.OffsetQuery{At: kafka.Earliest}, kafka.OffsetQuery{At: kafka.Latest})
+			lo, hi = both[0], both[1]
+		})
 		wg.Go(func() { sizes, serr = s.sizeReplicas(ctx, m, parts) })
 		wg.Wait()
 		// The write rates after the latest offsets they count from: two
 		// more ListOffsets per leader broker, concurrently.
-		if lerr == nil {
-			rates, rerr = s.readWriteRates(ctx, m, parts, latest)
+		if hi.Err == nil {
+			rates, rerr = s.readWriteRates(ctx, m, parts, hi.Got)
 		}
 	}
 	if rerr != nil {
@@ -86,12 +88,10 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	if serr != nil {
 		return nil, serr
 	}
-	if eerr != nil {
-		return nil, eerr
+	if err := kafka.FirstErr(lo, hi); err != nil {
+		return nil, err
 	}
-	if lerr != nil {
-		return nil, lerr
-	}
+	earliest, latest := lo.Got, hi.Got
 	rows := make([]result.Row, 0, len(parts))
 	for _, name := range names {
 		t := m.Topics[name]
@@ -112,7 +112,8 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 				hi = l.Offset
 			}
 			if eok && lok {
-				n = l.Offset - e.Offset
+				sp := kafka.SpanOf(e, l) // the log's start may have passed the latest read
+				lo, hi, n = sp.Start, sp.End, sp.End-sp.Start
 			}
 			var size, total any
 			if v, ok := sizes.leader[tp]; ok {
@@ -129,7 +130,7 @@ func (s *Session) showPartitions(ctx context.Context, st *lang.ShowPartitions) (
 	res := result.NewSlice(showPartitionsCols, rows)
 	res.Notes = append(sizes.offlineNote(), rates.notes()...)
 	res.Warns = sizes.warnings()
-	if missing := onePerPartition(append(append(partitionErrors(efail), partitionErrors(lfail)...), rates.missing...)); len(missing) > 0 {
+	if missing := onePerPartition(append(append(partitionErrors(lo.Failed), partitionErrors(hi.Failed)...), rates.missing...)); len(missing) > 0 {
 		what := "SHOW PARTITIONS (offsets of some partitions)"
 		if st.Topic != nil {
 			what = fmt.Sprintf("SHOW PARTITIONS OF %q (offsets of some partitions)", *st.Topic)

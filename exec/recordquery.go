@@ -253,7 +253,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &aggResult{scan: r, agg: agg, limit: r.outLimit, skip: r.outSkip}, nil
+		return &aggResult{scan: r, agg: agg, limit: r.plan.outLimit, skip: r.plan.outSkip}, nil
 	case st.OrderBy != nil:
 		ord, err := eval.NewOrder(q.comp, st.OrderBy, st.Projection)
 		if err != nil {
@@ -265,7 +265,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 				return nil, err
 			}
 		}
-		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.outLimit, skip: r.outSkip}, nil
+		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.plan.outLimit, skip: r.plan.outSkip}, nil
 	case st.Projection != nil:
 		proj, err := eval.NewProjection(q.comp, st.Projection)
 		if err != nil {

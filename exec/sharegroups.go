@@ -221,7 +221,8 @@ func (s *Session) shareEnds(ctx context.Context, offs map[string][]kafka.ShareOf
 		}
 		parts = slices.DeleteFunc(parts, func(tp kafka.TopicPartition) bool { return m.Topics[tp.Topic] == nil })
 	}
-	return s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
+	ends := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: kafka.Latest})
+	return ends.Got, ends.Failed, ends.Err
 }
 
 func topicsOfParts(parts []kafka.TopicPartition) []string {
@@ -290,9 +291,11 @@ func (s *Session) describeShareGroup(ctx context.Context, st *lang.DescribeShare
 		}
 		live := slices.DeleteFunc(slices.Clone(parts), func(tp kafka.TopicPartition) bool { return m.Topics[tp.Topic] == nil })
 		if len(live) > 0 {
-			if ends, efail, err = s.cl.ListOffsets(ctx, m, live, kafka.Latest, false); err != nil {
-				return nil, fmt.Errorf("latest offsets for share group %q: %w", st.Group, err)
+			latest := s.cl.OffsetsOf(ctx, m, live, kafka.OffsetQuery{At: kafka.Latest})
+			if latest.Err != nil {
+				return nil, fmt.Errorf("latest offsets for share group %q: %w", st.Group, latest.Err)
 			}
+			ends, efail = latest.Got, latest.Failed
 		}
 	}
 	var missing []error

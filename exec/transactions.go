@@ -384,29 +384,17 @@ func (s *Session) planAbort(ctx context.Context, st *lang.AbortTransaction) (*ab
 // read_committed) and high watermark (read_uncommitted) from its leader,
 // concurrently.
 func (s *Session) stableOffsets(ctx context.Context, m *kafka.Metadata, tp kafka.TopicPartition) (lso, hw int64, err error) {
-	parts := []kafka.TopicPartition{tp}
-	type answer struct {
-		got    map[kafka.TopicPartition]kafka.OffsetAnswer
-		failed map[kafka.TopicPartition]*kafka.PartitionError
-		err    error
-	}
-	var committed, latest answer
-	done := make(chan struct{})
-	go func() {
-		committed.got, committed.failed, committed.err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, true)
-		close(done)
-	}()
-	latest.got, latest.failed, latest.err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false)
-	<-done
-	for _, a := range []answer{committed, latest} {
-		if a.err != nil {
-			return 0, 0, a.err
+	offs := s.cl.OffsetsAt(ctx, m, []kafka.TopicPartition{tp}, kafka.OffsetsOptions{},
+		kafka.OffsetQuery{At: kafka.Latest, ReadCommitted: true}, kafka.OffsetQuery{At: kafka.Latest})
+	for _, a := range offs {
+		if a.Err != nil {
+			return 0, 0, a.Err
 		}
-		if pe := a.failed[tp]; pe != nil {
+		if pe := a.Failed[tp]; pe != nil {
 			return 0, 0, pe
 		}
 	}
-	return committed.got[tp].Offset, latest.got[tp].Offset, nil
+	return offs[0].Got[tp].Offset, offs[1].Got[tp].Offset, nil
 }
 
 func leaderOf(m *kafka.Metadata, tp kafka.TopicPartition) int32 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/kql-dev/kql/kafka"
@@ -39,18 +38,18 @@ func (s *Session) readWriteRates(ctx context.Context, m *kafka.Metadata, parts [
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, writeRatesAttempt)
 	defer cancel()
-	var (
-		at, maxTS           map[kafka.TopicPartition]kafka.OffsetAnswer
-		afail, mfail, lfail map[kafka.TopicPartition]*kafka.PartitionError
-		aerr, merr, lerr    error
-		wg                  sync.WaitGroup
-	)
-	wg.Go(func() { at, afail, aerr = s.cl.ListOffsets(ctx, m, parts, since, false) })
-	wg.Go(func() { maxTS, mfail, merr = s.cl.ListOffsets(ctx, m, parts, kafka.MaxTimestamp, false) })
+	queries := []kafka.OffsetQuery{{At: since}, {At: kafka.MaxTimestamp}}
 	if latest == nil {
-		wg.Go(func() { latest, lfail, lerr = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false) })
+		queries = append(queries, kafka.OffsetQuery{At: kafka.Latest})
 	}
-	wg.Wait()
+	offs := s.cl.OffsetsAt(ctx, m, parts, kafka.OffsetsOptions{}, queries...)
+	at, afail, aerr := offs[0].Got, offs[0].Failed, offs[0].Err
+	maxTS, mfail, merr := offs[1].Got, offs[1].Failed, offs[1].Err
+	var lfail map[kafka.TopicPartition]*kafka.PartitionError
+	var lerr error
+	if latest == nil {
+		latest, lfail, lerr = offs[2].Got, offs[2].Failed, offs[2].Err
+	}
 	if err := parent.Err(); err != nil {
 		return nil, err
 	}

@@ -12,22 +12,14 @@ import (
 // end, through one Reader (the next Fetch to every leader already in
 // flight while records are handed out), and hands them out in (timestamp,
 // partition, offset) order: a k-way merge over a binary heap of the
-// partitions' next records. Records are handed out in kql's own
-// result.Record, reused from call to call.
+// partitions' next records (mergeHeap, which OrderKeys shares). Records
+// are handed out in kql's own result.Record, reused from call to call.
 type Merge struct {
 	rd   *Reader
 	srcs []*mergeSource // every partition, in the order of the ranges
-	heap []*mergeSource // the partitions with a record ready, smallest first
+	heap mergeHeap      // the partitions with a record ready (mergeheap.go)
 	// primed: each partition's first chunk was asked for.
 	primed bool
-}
-
-// mergeSource is one partition's place in the merge.
-type mergeSource struct {
-	tp   TopicPartition
-	recs []*kgo.Record // the chunk being handed out
-	i    int           // next record in recs
-	ts   int64         // recs[i]'s timestamp in ms, the heap's first key
 }
 
 // NewMerge starts reading ranges (sorted by partition), read_committed.
@@ -59,7 +51,7 @@ func (mg *Merge) prime() error {
 			return err
 		}
 		if ok {
-			mg.push(s)
+			mg.heap.push(s)
 		}
 	}
 	return nil
@@ -78,7 +70,7 @@ func (mg *Merge) refill(s *mergeSource) (bool, error) {
 		}
 		if len(recs) > 0 {
 			s.recs, s.i = recs, 0
-			s.ts = recs[0].Timestamp.UnixMilli()
+			s.ts, s.off = recs[0].Timestamp.UnixMilli(), recs[0].Offset
 			return true, nil
 		}
 	}
@@ -100,8 +92,9 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 	rec, ts := s.recs[s.i], s.ts
 	s.i++
 	if s.i < len(s.recs) {
-		s.ts = s.recs[s.i].Timestamp.UnixMilli()
-		mg.down(0)
+		next := s.recs[s.i]
+		s.ts, s.off = next.Timestamp.UnixMilli(), next.Offset
+		mg.heap.fixTop()
 		fillRecord(dst, rec, ts)
 		return true, nil
 	}
@@ -111,61 +104,12 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 		return false, err
 	}
 	if ok {
-		mg.down(0)
+		mg.heap.fixTop()
 	} else {
-		last := len(mg.heap) - 1
-		mg.heap[0] = mg.heap[last]
-		mg.heap[last] = nil
-		mg.heap = mg.heap[:last]
-		if last > 0 {
-			mg.down(0)
-		}
+		mg.heap.popTop()
 	}
 	fillRecord(dst, rec, ts)
 	return true, nil
-}
-
-// less orders sources by their next record: timestamp, partition, offset.
-func less(a, b *mergeSource) bool {
-	if a.ts != b.ts {
-		return a.ts < b.ts
-	}
-	if a.tp.Partition != b.tp.Partition {
-		return a.tp.Partition < b.tp.Partition
-	}
-	return a.recs[a.i].Offset < b.recs[b.i].Offset
-}
-
-func (mg *Merge) push(s *mergeSource) {
-	mg.heap = append(mg.heap, s)
-	i := len(mg.heap) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !less(mg.heap[i], mg.heap[parent]) {
-			break
-		}
-		mg.heap[i], mg.heap[parent] = mg.heap[parent], mg.heap[i]
-		i = parent
-	}
-}
-
-func (mg *Merge) down(i int) {
-	h := mg.heap
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h) && less(h[r], h[l]) {
-			m = r
-		}
-		if !less(h[m], h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
 }
 
 // NextUnread is the offset of tp's first record not handed out, and

@@ -1,0 +1,48 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/kafka"
+)
+
+// The log's start can pass the latest offset answered a moment before
+// (DeleteRecords or retention between SHOW PARTITIONS' two concurrent
+// ListOffsets): the earliest offset comes back greater than the latest.
+// The row then says what was true when the earliest was read, a log that
+// is empty from there (its end is at least its start), never a negative
+// message count. kfake's hook answers the earliest request with offset 15
+// while the partition's high watermark is 10, which is that race held
+// still.
+func TestShowPartitionsLogStartPastTheLatestIsEmptyNotNegative(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 1)
+	f.produce(t, "t", 1, 10)
+	f.ControlKey(int16(kmsg.ListOffsets), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kr.(*kmsg.ListOffsetsRequest)
+		if req.Topics[0].Partitions[0].Timestamp != kafka.Earliest {
+			return nil, nil, false
+		}
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.Offset = 15
+				sp.Timestamp = -1
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	rows, _ := mustRun(t, f.sess, parse(t, "SHOW PARTITIONS OF t"))
+	require.Len(t, rows, 1)
+	require.Equal(t, []any{int64(15), int64(15), int64(0)}, []any{rows[0][7], rows[0][8], rows[0][9]}, "earliest_offset, latest_offset, messages")
+}
