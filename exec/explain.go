@@ -293,6 +293,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
 		}
 	}
+	if q, ok := st.Stmt.(lang.Queryable); ok {
+		planMetaQuery(st.Stmt, q.MetaQuery()).explain(p) // WHERE / ORDER BY / LIMIT
+	}
 	return result.NewSlice(explainCols, p.rows), nil
 }
 
