@@ -190,8 +190,15 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		all[tp] = true
 	}
 	parts := make([]kafka.TopicPartition, 0, len(all))
+	var named []kafka.TopicPartition // the partitions whose end can be asked
 	for tp := range all {
 		parts = append(parts, tp)
+		// A failed commit of a topic OffsetFetch named by id only, which
+		// no metadata knows (deleted since), has no name to ask its end
+		// by: its row is the OffsetFetch error's, not also a leader wait.
+		if tp.Topic != "" {
+			named = append(named, tp)
+		}
 	}
 	slices.SortFunc(parts, func(a, b kafka.TopicPartition) int {
 		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
@@ -199,10 +206,11 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		}
 		return int(a.Partition) - int(b.Partition)
 	})
+	slices.SortFunc(named, compareTP)
 	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
 	var efail map[kafka.TopicPartition]*kafka.PartitionError
-	if len(parts) > 0 {
-		if ends, efail, err = s.cl.ListOffsets(ctx, m, parts, kafka.Latest, false); err != nil {
+	if len(named) > 0 {
+		if ends, efail, err = s.cl.ListOffsets(ctx, m, named, kafka.Latest, false); err != nil {
 			return nil, fmt.Errorf("end offsets for group %q: %w", group, err)
 		}
 	}

@@ -63,6 +63,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group + " (only if the group exists: a new one has no offsets)"}})
+		explainOffsetFetchNaming(p)
 		if m, err = s.explainResetReads(ctx, p, m, x.Topic, x.Partitions, x.To, "each committed partition's leader", "the group's committed partitions"); err != nil {
 			return true, err
 		}
