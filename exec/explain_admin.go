@@ -75,24 +75,12 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
 			return true, err
 		}
-		t := m.Topics[x.Topic]
-		want := x.Partitions
-		if x.BeforeOffset == nil {
-			want = make([]int32, len(x.Before))
-			for i, po := range x.Before {
-				want[i] = po.Partition
-			}
-		}
-		parts, err := pickPartitions(t, want, "BEFORE")
+		route, err := routeDeleteRecords(x, m.Topics[x.Topic])
 		if err != nil {
 			return true, err
 		}
 		p.any("Metadata", x.Topic)
-		p.leaders("ListOffsets", m, parts)
-		p.leaders("ListOffsets", m, parts)
-		if x.Execute {
-			p.leaders("DeleteRecords", m, parts)
-		}
+		p.explainSteps(m, route.steps(x.Execute))
 	case *lang.ShowTransactions, *lang.DescribeTransaction, *lang.ShowHangingTransactions, *lang.AbortTransaction:
 		return true, s.explainTxn(ctx, p, m, stmt)
 	default:
