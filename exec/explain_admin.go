@@ -27,18 +27,20 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err := topicOf(x.Resource); err != nil {
 			return true, err
 		}
-		if err := configRoute(p, m, "DescribeConfigs", x.Resource); err != nil {
+		steps, err := showConfigsSteps(configResource(x.Resource), m)
+		if err != nil {
 			return true, err
 		}
+		p.explainSteps(m, steps)
 	case *lang.AlterConfigs:
 		if err := topicOf(x.Resource); err != nil {
 			return true, err
 		}
-		for _, api := range []string{"DescribeConfigs", "IncrementalAlterConfigs", "DescribeConfigs"} {
-			if err := configRoute(p, m, api, x.Resource); err != nil {
-				return true, err
-			}
+		steps, err := alterConfigsSteps(configResource(x.Resource), m)
+		if err != nil {
+			return true, err
 		}
+		p.explainSteps(m, steps)
 	case *lang.AlterPartitions:
 		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
 			return true, err
@@ -87,26 +89,6 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		return s.explainShare(ctx, p, m, stmt)
 	}
 	return true, nil
-}
-
-// configRoute is one config request's route: a broker's own configs to
-// that broker, the rest to any broker.
-func configRoute(p *planner, m *kafka.Metadata, api string, r lang.ConfigResource) error {
-	switch r.Kind {
-	case lang.ResourceBroker:
-		if _, ok := m.Broker(r.Broker); !ok {
-			return &kafka.UnknownBrokerError{ID: r.Broker, Known: brokerIDs(m)}
-		}
-		p.perBroker(api, m, map[int32][]string{r.Broker: {resourceLabel(r) + " (only it answers for its own configs)"}})
-	case lang.ResourceTopic:
-		if _, ok := m.Topics[r.Topic]; !ok {
-			return &kafka.UnknownTopicError{Topic: r.Topic}
-		}
-		p.any(api, resourceLabel(r))
-	default:
-		p.any(api, "cluster defaults")
-	}
-	return nil
 }
 
 // explainResetReads plans what RESET GROUP and RESET SHARE GROUP read of
