@@ -53,9 +53,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err != nil {
 			return true, err
 		}
-		p.perBroker("ShareGroupDescribe", m, map[int32][]string{id: {x.Group + " (a share group is refused)"}})
-		p.any("FindCoordinator", x.Group)
-		p.perBroker("DeleteGroups", m, map[int32][]string{id: {x.Group}})
+		p.explainSteps(m, deleteGroupSteps(id, x.Group))
 	case *lang.ResetGroup:
 		id, err := s.explainCoordinator(ctx, p, x.Group)
 		if err != nil {
@@ -121,9 +119,11 @@ func (s *Session) explainResetReads(ctx context.Context, p *planner, m *kafka.Me
 	if err != nil {
 		return nil, err
 	}
-	for range reads {
-		p.leaders("ListOffsets", m, parts)
+	steps := logRangeSteps(parts) // resolveReset's logRange, then its offsets by time
+	if reads == 3 {
+		steps = append(steps, adminStep{api: "ListOffsets", route: routeLeaders, parts: parts, label: "offset by time"})
 	}
+	p.explainSteps(m, steps)
 	return m, nil
 }
 
