@@ -178,8 +178,15 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		all[tp] = true
 	}
 	parts := make([]kafka.TopicPartition, 0, len(all))
+	var named []kafka.TopicPartition // the partitions whose end can be asked
 	for tp := range all {
 		parts = append(parts, tp)
+		// A failed commit of a topic OffsetFetch named by id only, which
+		// no metadata knows (deleted since), has no name to ask its end
+		// by: its row is the OffsetFetch error's, not also a leader wait.
+		if tp.Topic != "" {
+			named = append(named, tp)
+		}
 	}
 	slices.SortFunc(parts, func(a, b kafka.TopicPartition) int {
 		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
@@ -187,10 +194,11 @@ func (s *Session) describeGroup(ctx context.Context, st *lang.DescribeGroup) (re
 		}
 		return int(a.Partition) - int(b.Partition)
 	})
+	slices.SortFunc(named, compareTP)
 	var ends map[kafka.TopicPartition]kafka.OffsetAnswer
 	var efail map[kafka.TopicPartition]*kafka.PartitionError
-	if len(parts) > 0 {
-		latest := s.cl.OffsetsOf(ctx, m, parts, kafka.OffsetQuery{At: kafka.Latest})
+	if len(named) > 0 {
+		latest := s.cl.OffsetsOf(ctx, m, named, kafka.OffsetQuery{At: kafka.Latest})
 		if latest.Err != nil {
 			return nil, fmt.Errorf("end offsets for group %q: %w", group, latest.Err)
 		}

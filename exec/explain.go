@@ -140,6 +140,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 			result.Row{p.step, "FindCoordinator", nil, "any broker", "the listed groups"},
 			result.Row{p.step, "DescribeGroups", nil, "each group's coordinator", "its listed groups, one request per coordinator"},
 			result.Row{p.step, "OffsetFetch", nil, "each group's coordinator", "its listed groups, one request per coordinator"})
+		explainOffsetFetchNaming(p)
 		p.step++
 		p.rows = append(p.rows,
 			result.Row{p.step, "ConsumerGroupDescribe", nil, "each group's coordinator", "groups of the new consumer protocol, if any"},
@@ -188,6 +189,7 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if id, ok := coords[x.Group]; ok {
 			p.perBroker("DescribeGroups", m, map[int32][]string{id: {x.Group}})
 			p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group}})
+			explainOffsetFetchNaming(p)
 		}
 		shareQuestion(p)
 		p.any("Metadata", "all topics")
@@ -292,6 +294,9 @@ func (s *Session) explain(ctx context.Context, st *lang.Explain) (result.Result,
 		if !ok {
 			return nil, fmt.Errorf("EXPLAIN: cannot plan a %T", st.Stmt)
 		}
+	}
+	if q, ok := st.Stmt.(lang.Queryable); ok {
+		planMetaQuery(st.Stmt, q.MetaQuery()).explain(p) // WHERE / ORDER BY / LIMIT
 	}
 	return result.NewSlice(explainCols, p.rows), nil
 }

@@ -27,18 +27,20 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err := topicOf(x.Resource); err != nil {
 			return true, err
 		}
-		if err := configRoute(p, m, "DescribeConfigs", x.Resource); err != nil {
+		steps, err := showConfigsSteps(configResource(x.Resource), m)
+		if err != nil {
 			return true, err
 		}
+		p.explainSteps(m, steps)
 	case *lang.AlterConfigs:
 		if err := topicOf(x.Resource); err != nil {
 			return true, err
 		}
-		for _, api := range []string{"DescribeConfigs", "IncrementalAlterConfigs", "DescribeConfigs"} {
-			if err := configRoute(p, m, api, x.Resource); err != nil {
-				return true, err
-			}
+		steps, err := alterConfigsSteps(configResource(x.Resource), m)
+		if err != nil {
+			return true, err
 		}
+		p.explainSteps(m, steps)
 	case *lang.AlterPartitions:
 		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
 			return true, err
@@ -51,9 +53,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if err != nil {
 			return true, err
 		}
-		p.perBroker("ShareGroupDescribe", m, map[int32][]string{id: {x.Group + " (a share group is refused)"}})
-		p.any("FindCoordinator", x.Group)
-		p.perBroker("DeleteGroups", m, map[int32][]string{id: {x.Group}})
+		p.explainSteps(m, deleteGroupSteps(id, x.Group))
 	case *lang.ResetGroup:
 		id, err := s.explainCoordinator(ctx, p, x.Group)
 		if err != nil {
@@ -63,6 +63,7 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		shareQuestion(p)
 		p.any("Metadata", "all topics")
 		p.perBroker("OffsetFetch", m, map[int32][]string{id: {x.Group + " (require_stable: the coordinator's newest commits)"}})
+		explainOffsetFetchNaming(p)
 		if m, err = s.explainResetReads(ctx, p, m, x.Topic, x.Partitions, x.To, "each committed partition's leader", "the group's committed partitions"); err != nil {
 			return true, err
 		}
@@ -74,50 +75,18 @@ func (s *Session) explainAdmin(ctx context.Context, p *planner, m *kafka.Metadat
 		if m, err = s.cl.WithTopic(ctx, m, x.Topic); err != nil {
 			return true, err
 		}
-		t := m.Topics[x.Topic]
-		want := x.Partitions
-		if x.BeforeOffset == nil {
-			want = make([]int32, len(x.Before))
-			for i, po := range x.Before {
-				want[i] = po.Partition
-			}
-		}
-		parts, err := pickPartitions(t, want, "BEFORE")
+		route, err := routeDeleteRecords(x, m.Topics[x.Topic])
 		if err != nil {
 			return true, err
 		}
 		p.any("Metadata", x.Topic)
-		p.leaders("ListOffsets", m, parts)
-		p.leaders("ListOffsets", m, parts)
-		if x.Execute {
-			p.leaders("DeleteRecords", m, parts)
-		}
+		p.explainSteps(m, route.steps(x.Execute))
 	case *lang.ShowTransactions, *lang.DescribeTransaction, *lang.ShowHangingTransactions, *lang.AbortTransaction:
 		return true, s.explainTxn(ctx, p, m, stmt)
 	default:
 		return s.explainShare(ctx, p, m, stmt)
 	}
 	return true, nil
-}
-
-// configRoute is one config request's route: a broker's own configs to
-// that broker, the rest to any broker.
-func configRoute(p *planner, m *kafka.Metadata, api string, r lang.ConfigResource) error {
-	switch r.Kind {
-	case lang.ResourceBroker:
-		if _, ok := m.Broker(r.Broker); !ok {
-			return &kafka.UnknownBrokerError{ID: r.Broker, Known: brokerIDs(m)}
-		}
-		p.perBroker(api, m, map[int32][]string{r.Broker: {resourceLabel(r) + " (only it answers for its own configs)"}})
-	case lang.ResourceTopic:
-		if _, ok := m.Topics[r.Topic]; !ok {
-			return &kafka.UnknownTopicError{Topic: r.Topic}
-		}
-		p.any(api, resourceLabel(r))
-	default:
-		p.any(api, "cluster defaults")
-	}
-	return nil
 }
 
 // explainResetReads plans what RESET GROUP and RESET SHARE GROUP read of
@@ -150,9 +119,11 @@ func (s *Session) explainResetReads(ctx context.Context, p *planner, m *kafka.Me
 	if err != nil {
 		return nil, err
 	}
-	for range reads {
-		p.leaders("ListOffsets", m, parts)
+	steps := logRangeSteps(parts) // resolveReset's logRange, then its offsets by time
+	if reads == 3 {
+		steps = append(steps, adminStep{api: "ListOffsets", route: routeLeaders, parts: parts, label: "offset by time"})
 	}
+	p.explainSteps(m, steps)
 	return m, nil
 }
 

@@ -326,6 +326,9 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		"RESET GROUP fresh TOPIC orders TO EARLIEST EXECUTE",
 		"RESET GROUP g TOPIC orders TO LATEST",
 		"DELETE RECORDS FROM other BEFORE (0:1) EXECUTE",
+		// a partition with no record before its offset is sent nothing
+		"DELETE RECORDS FROM other BEFORE OFFSET 0 EXECUTE",
+		"DELETE RECORDS FROM other BEFORE (0:2, 1:0) EXECUTE",
 		"ALTER TOPIC other SET (retention.ms = '86400000')",
 		"SHOW CONFIGS FOR TOPIC orders",
 		"SHOW CONFIGS FOR BROKER 1",

@@ -52,8 +52,7 @@ func (s *Session) groupStatus(ctx context.Context, group string) (groupState, er
 // conditions it sends them, to the group's coordinator id: EXPLAIN of the
 // statements that ask it (RESET GROUP).
 func explainGroupStatus(p *planner, m *kafka.Metadata, id int32, group string) {
-	p.perBroker("DescribeGroups", m, map[int32][]string{id: {group}})
-	p.perBroker("ConsumerGroupDescribe", m, map[int32][]string{id: {group + " (only if DescribeGroups knows no such group: a group of the new consumer protocol, or a new group)"}})
+	p.explainSteps(m, groupStatusSteps(id, group, ""))
 }
 
 func (s *Session) consumerGroupStatus(ctx context.Context, group string) (groupState, error) {

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -228,18 +227,21 @@ func (pd *pushdown) timeBound(op lang.Op, ms int64, text string) {
 
 // recordQuery is compiled once per statement: what the scan evaluates.
 type recordQuery struct {
-	comp  *eval.Compiler
-	where *eval.Expr // nil: every record
+	comp *eval.Compiler
+	// where is the plan's Filter (filterOp's compiled WHERE), which the
+	// scan, the tail's key scan and FOLLOW apply in their own loops, for
+	// they count matches as they read; nil: every record.
+	where *eval.Expr
 }
 
 func compileRecordQuery(st *lang.Consume, now time.Time) (*recordQuery, error) {
 	q := &recordQuery{comp: eval.NewRecordCompiler(eval.Options{Now: now})}
-	if st.Where != nil {
-		w, err := q.comp.Compile(st.Where)
-		if err != nil {
-			return nil, fmt.Errorf("WHERE %s: %w", lang.FormatExpr(st.Where), err)
-		}
-		q.where = w
+	f, err := compileFilter(q.comp, st.Where)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		q.where = f.where
 	}
 	return q, nil
 }
@@ -265,7 +267,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 				return nil, err
 			}
 		}
-		return &orderResult{scan: r, ord: ord, proj: proj, limit: r.plan.outLimit, skip: r.plan.outSkip}, nil
+		return newOrderResult(r, ord, proj), nil
 	case st.Projection != nil:
 		proj, err := eval.NewProjection(q.comp, st.Projection)
 		if err != nil {
@@ -351,47 +353,18 @@ func (a *aggResult) Err() error {
 func (a *aggResult) Close()               { a.scan.Close() }
 func (a *aggResult) Stats() *result.Stats { return a.scan.Stats() }
 
-// orderResult reads the whole range and keeps the first SKIP + LIMIT rows
-// by ORDER BY in a heap, then leaves out the first SKIP: memory is bounded
-// by SKIP + LIMIT, not by the range.
+// orderResult is ORDER BY over the scan's matching records: the plan's
+// TopK, which keeps the first SKIP + LIMIT rows (the rows SKIP leaves out
+// are among the first by ORDER BY too), then its Skip/Limit.
 type orderResult struct {
-	scan  *consumeResult
-	ord   *eval.Order
-	proj  *eval.Projection // nil: the six record columns
-	limit int64
-	skip  int64 // the first rows by ORDER BY that SKIP leaves out
-	out   []sortedRow
-	i     int
-	done  bool
+	scan *consumeResult
+	proj *eval.Projection // nil: the six record columns
+	out  rowFeed
 }
 
-type sortedRow struct {
-	keys []eval.Value
-	row  result.Row
-	seq  int64 // scan order: equal keys keep it
-}
-
-// topHeap is a max-heap by ORDER BY (the worst row on top), so a better
-// row replaces the worst once LIMIT rows are held.
-type topHeap struct {
-	rows []sortedRow
-	ord  *eval.Order
-}
-
-func (h *topHeap) cmp(a, b sortedRow) int {
-	if c := h.ord.Compare(a.keys, b.keys); c != 0 {
-		return c
-	}
-	return int(a.seq - b.seq)
-}
-func (h *topHeap) Len() int           { return len(h.rows) }
-func (h *topHeap) Less(i, j int) bool { return h.cmp(h.rows[i], h.rows[j]) > 0 }
-func (h *topHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
-func (h *topHeap) Push(x any)         { h.rows = append(h.rows, x.(sortedRow)) }
-func (h *topHeap) Pop() any {
-	x := h.rows[len(h.rows)-1]
-	h.rows = h.rows[:len(h.rows)-1]
-	return x
+func newOrderResult(scan *consumeResult, ord *eval.Order, proj *eval.Projection) *orderResult {
+	top := &topKFeed{rowFeed: &recordFeed{scan: scan, proj: proj}, ord: ord, keep: satAdd(scan.plan.outLimit, scan.plan.outSkip)}
+	return &orderResult{scan: scan, proj: proj, out: &limitFeed{rowFeed: top, skip: scan.plan.outSkip, limit: scan.plan.outLimit}}
 }
 
 func (o *orderResult) Columns() []result.Column {
@@ -402,55 +375,38 @@ func (o *orderResult) Columns() []result.Column {
 }
 
 func (o *orderResult) Next() (result.Row, bool) {
-	if !o.done {
-		o.done = true
-		h := &topHeap{ord: o.ord}
-		keep := satAdd(o.limit, o.skip) // the rows SKIP leaves out are among the first by ORDER BY too
-		var seq int64
-		var keys []eval.Value
-		for {
-			rec, ok := o.scan.NextRecord()
-			if !ok {
-				break
-			}
-			keys = o.ord.Keys(keys[:0])
-			if o.scan.evalFailed() {
-				break
-			}
-			cand := sortedRow{keys: keys, seq: seq}
-			seq++
-			if int64(h.Len()) >= keep && h.cmp(cand, h.rows[0]) >= 0 {
-				continue // not better than the worst row kept
-			}
-			cand.keys = slices.Clone(keys)
-			if o.proj != nil {
-				if cand.row = o.proj.Row(); o.scan.evalFailed() {
-					break
-				}
-			} else {
-				cand.row = rec.Clone().Row()
-			}
-			heap.Push(h, cand)
-			if int64(h.Len()) > keep {
-				heap.Pop(h)
-			}
-		}
-		if o.scan.Err() != nil {
-			return nil, false // no partial order: the rows kept are not the first by ORDER BY
-		}
-		o.out = h.rows
-		slices.SortFunc(o.out, h.cmp)
-		o.out = o.out[min(int64(len(o.out)), o.skip):]
-	}
-	if o.i >= len(o.out) {
+	if !o.out.advance() {
 		return nil, false
 	}
-	o.i++
-	return o.out[o.i-1].row, true
+	return o.out.row(), true
 }
 func (o *orderResult) Err() error           { return o.scan.Err() }
 func (o *orderResult) Close()               { o.scan.Close() }
 func (o *orderResult) Stats() *result.Stats { return o.scan.Stats() }
+
+// recordFeed is the scan's matching records as a rowFeed: a row (the
+// SELECT list, or the six record columns) is built only for the records
+// an operator keeps.
+type recordFeed struct {
+	scan *consumeResult
+	proj *eval.Projection
+	rec  *result.Record
+}
+
+func (f *recordFeed) advance() bool {
+	rec, ok := f.scan.NextRecord()
+	f.rec = rec
+	return ok
+}
+
+func (f *recordFeed) row() result.Row {
+	if f.proj != nil {
+		return f.proj.Row()
+	}
+	return f.rec.Clone().Row()
+}
+func (f *recordFeed) failed() bool { return f.scan.evalFailed() }
+func (f *recordFeed) err() error   { return f.scan.Err() }
 
 // explainQuery adds what was pushed down, the notes on WHERE key = ...
 // and the backward key scan, then the plan's operator tree, top first.

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kql-dev/kql/kafka"
@@ -36,29 +35,11 @@ func (s *Session) planDeleteRecords(ctx context.Context, st *lang.DeleteRecords)
 	if err != nil {
 		return nil, nil, err
 	}
-	t := m.Topics[st.Topic]
-	want := map[kafka.TopicPartition]int64{}
-	var parts []kafka.TopicPartition
-	if st.BeforeOffset != nil {
-		if parts, err = pickPartitions(t, st.Partitions, "PARTITION"); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", what, err)
-		}
-		for _, tp := range parts {
-			want[tp] = *st.BeforeOffset
-		}
-	} else {
-		listed := make([]int32, len(st.Before))
-		for i, po := range st.Before {
-			listed[i] = po.Partition
-		}
-		if parts, err = pickPartitions(t, listed, "BEFORE"); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", what, err)
-		}
-		for _, po := range st.Before {
-			want[kafka.TopicPartition{Topic: st.Topic, Partition: po.Partition}] = po.Offset
-		}
+	route, err := routeDeleteRecords(st, m.Topics[st.Topic])
+	if err != nil {
+		return nil, nil, err
 	}
-	slices.SortFunc(parts, compareTP)
+	parts, want := route.parts, route.want
 	lo, hi, err := s.logRange(ctx, m, parts, what)
 	if err != nil {
 		return nil, nil, err
@@ -88,12 +69,7 @@ func (s *Session) deleteRecords(ctx context.Context, st *lang.DeleteRecords) (re
 	var failed map[kafka.TopicPartition]*kafka.PartitionError
 	var cancelled error
 	if st.Execute {
-		send := map[kafka.TopicPartition]int64{}
-		for _, r := range plan {
-			if r.target > r.before { // nothing to delete: no request
-				send[r.tp] = r.target
-			}
-		}
+		send := toDelete(plan) // nothing to delete: no request
 		if len(send) > 0 {
 			if got, failed, err = s.cl.DeleteRecords(ctx, m, send); err != nil {
 				if ctx.Err() == nil || len(got) == 0 {

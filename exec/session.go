@@ -77,9 +77,9 @@ func (s *Session) Execute(ctx context.Context, stmt lang.Statement) (result.Resu
 		return nil, err
 	}
 	// Every SHOW and DESCRIBE takes WHERE / ORDER BY / LIMIT over its own
-	// columns.
+	// columns, on the record path's operators.
 	if q, ok := stmt.(lang.Queryable); ok {
-		return applyQuery(res, q.MetaQuery(), s.Now())
+		return planMetaQuery(stmt, q.MetaQuery()).run(res, s.Now())
 	}
 	return res, nil
 }

@@ -39,6 +39,16 @@ func (r ConfigResource) String() string {
 	return "cluster (every broker's dynamic defaults)"
 }
 
+// OwnBroker is the one broker a config request about r goes to: a
+// broker's own configs only that broker answers for; false: any broker
+// answers (KRaft brokers forward alters to the controller). sendConfig
+// routes by it and EXPLAIN names the route by it.
+func (r ConfigResource) OwnBroker() (int32, bool) { return r.Broker, r.Kind == BrokerResource }
+
+// Item is what a config request about r carries, as the trace and EXPLAIN
+// name it: topic orders, broker 1, cluster defaults.
+func (r ConfigResource) Item() string { return r.item() }
+
 func (r ConfigResource) item() string {
 	switch r.Kind {
 	case TopicResource:
@@ -96,9 +106,9 @@ type ConfigEntry struct {
 // request goes again to a broker that knows it.
 func (c *Cluster) sendConfig(ctx context.Context, api string, r ConfigResource, build func() kmsg.Request, unknownTopic func(kmsg.Response) bool) (kmsg.Response, int32, error) {
 	items := []string{r.item()}
-	if r.Kind == BrokerResource {
-		resp, err := c.ToBroker(ctx, api, r.Broker, items, build())
-		return resp, r.Broker, err
+	if id, own := r.OwnBroker(); own {
+		resp, err := c.ToBroker(ctx, api, id, items, build())
+		return resp, id, err
 	}
 	resp, by, err := c.AnyBroker(ctx, api, items, build())
 	if err != nil || r.Kind != TopicResource || !unknownTopic(resp) {
