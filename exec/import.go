@@ -25,10 +25,11 @@ var importCols = []result.Column{col("topic", result.String), col("partition", r
 	col("bytes", result.Int), col("last_offset", result.Int), col("error", result.String)}
 
 // importTxnRecords bounds one transaction of an import; tests lower it.
-// Each commit drains the producer (Flush, then EndTxn), so fewer are
-// faster, but the records buffered between commits grow with it: at
-// 200,000 the import's live heap was about half again that at 10,000.
-var importTxnRecords = 50000
+// Each commit drains the producer (Flush, then EndTxn), so fewer would be
+// faster, but the import's peak RSS grew with it (bench, 1M records: 48 MiB
+// at 10,000, 57-63 at 50,000 and 200,000; at 10M 70 MiB, over the 64 MiB
+// goal), which INSERT's did not.
+var importTxnRecords = 10000
 
 func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.Result, error) {
 	src := st.From
