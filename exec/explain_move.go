@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/lang"
@@ -107,6 +108,10 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	}
 	coordRow("AddPartitionsToTxn", "only if the brokers lack transaction version 2 (KIP-890; there the Produce adds the partition): each partition new to the transaction")
 	p.step++
-	coordRow("EndTxn", id+", once per transaction of at most 10,000 records")
+	txnRecords := importTxnRecords
+	if kind == "insert" {
+		txnRecords = insertTxnRecords
+	}
+	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records", id, thousands(int64(txnRecords))))
 	return true, nil
 }

@@ -24,7 +24,7 @@ var insertCols = []result.Column{col("topic", result.String), col("partition", r
 	col("first_source", result.String), col("last_source", result.String), col("error", result.String)}
 
 // insertTxnRecords bounds one transaction of an INSERT; tests lower it.
-var insertTxnRecords = 10000
+var insertTxnRecords = 200000
 
 const (
 	srcPartitionCol = "$src_partition"
@@ -74,7 +74,21 @@ type insertRow struct {
 // insertDest is what one destination partition gets.
 type insertDest struct {
 	records, bytes int64
-	first, last    string
+	first, last    srcPos
+}
+
+// srcPos is a source record's place, formatted only for the result
+// table: the partition (-1: an aggregate row) and offset.
+type srcPos struct {
+	part int32
+	off  int64
+}
+
+func (sp srcPos) String() string {
+	if sp.part < 0 {
+		return "an aggregate row"
+	}
+	return fmt.Sprintf("%d:%d", sp.part, sp.off)
 }
 
 type insertPlan struct {
@@ -91,12 +105,21 @@ type insertPlan struct {
 	// they are mapped (a late record without a destination is not this
 	// INSERT's, and must not fail it).
 	upTo map[int32]int64
+	// pass, when set, is the columns a plain INSERT copies record by
+	// record (see insert_passthrough.go); nil: the row path.
+	pass *passCols
+	keys kafka.KeyPartitioner
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
 	p := &insertPlan{s: s, in: in, metas: map[string]*kafka.Topic{}}
+	pass, err := s.passThroughFor(in)
+	if err != nil {
+		return nil, err
+	}
+	p.pass = pass
 	if in.TopicExpr == nil {
-		if _, err := p.topic(ctx, in.Topic, ""); err != nil {
+		if _, err := p.topic(ctx, in.Topic, nil); err != nil {
 			return nil, err
 		}
 		if in.KeepPartition {
@@ -145,7 +168,7 @@ func checkedRead(from map[int32]int64) *lang.Start {
 
 // topic returns the destination topic name's metadata; at names the
 // source record for the error of a topic that does not exist.
-func (p *insertPlan) topic(ctx context.Context, name, at string) (*kafka.Topic, error) {
+func (p *insertPlan) topic(ctx context.Context, name string, at func() string) (*kafka.Topic, error) {
 	if t, ok := p.metas[name]; ok {
 		return t, nil
 	}
@@ -159,8 +182,8 @@ func (p *insertPlan) topic(ctx context.Context, name, at string) (*kafka.Topic, 
 		t = m.Topics[name]
 	}
 	if t == nil || len(t.Partitions) == 0 {
-		if at != "" {
-			return nil, fmt.Errorf("the record at %s names topic %q, which does not exist; nothing was written (create it, or narrow the SELECT with WHERE)", at, name)
+		if at != nil {
+			return nil, fmt.Errorf("the record at %s names topic %q, which does not exist; nothing was written (create it, or narrow the SELECT with WHERE)", at(), name)
 		}
 		return nil, fmt.Errorf("topic %q does not exist: CREATE TOPIC it first (INSERT never creates a topic); nothing was written", name)
 	}
@@ -202,11 +225,20 @@ func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error 
 		}
 		q.From, q.Partitions, q.Skip, q.Limit, q.LimitAll = p.checked, nil, nil, nil, true
 	}
+	if p.pass != nil {
+		q.Projection = nil // the record path: see insert_passthrough.go
+	}
 	res, err := p.s.Execute(ctx, q)
 	if err != nil {
 		return err
 	}
 	defer res.Close()
+	if p.pass != nil {
+		if rs, ok := res.(result.RecordStream); ok {
+			return p.recordRows(ctx, rs, fn)
+		}
+		return fmt.Errorf("INSERT: the source read of %s is not a record stream (%T)", p.in.Select.Topic, res) // a plan this file does not know
+	}
 	p.cols = map[string]int{}
 	for i, c := range res.Columns() {
 		p.cols[strings.ToLower(c.Name)] = i
@@ -259,7 +291,9 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 		r.srcPart = int32(v.(int64))
 		r.srcOff, _ = mustGet(p, row, srcOffsetCol).(int64)
 	}
-	at := r.at()
+	// at is only formatted for an error: a Sprintf per record was a
+	// tenth of an INSERT's CPU.
+	at := r.at
 	var err error
 	if r.rec.Key, err = bytesOf(mustGet(p, row, "key"), "key", at); err != nil {
 		return nil, err
@@ -274,7 +308,7 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 			r.rec.Headers = append(r.rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
 		}
 	default:
-		return nil, fmt.Errorf("the headers column at %s is %T, not headers", at, hs)
+		return nil, fmt.Errorf("the headers column at %s is %T, not headers", at(), hs)
 	}
 	if !p.in.StampNow {
 		switch ts := mustGet(p, row, "timestamp").(type) {
@@ -284,7 +318,7 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 		case int64:
 			r.rec.Timestamp = time.UnixMilli(ts)
 		default:
-			return nil, fmt.Errorf("the timestamp column at %s is %T, not a timestamp", at, ts)
+			return nil, fmt.Errorf("the timestamp column at %s is %T, not a timestamp", at(), ts)
 		}
 	}
 	if r.rec.Timestamp.IsZero() {
@@ -301,32 +335,47 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 			name = string(x)
 		}
 		if name == "" {
-			return nil, fmt.Errorf("the record at %s has no destination: %s is NULL or empty; nothing was written (narrow the SELECT with WHERE %s IS NOT NULL)", at, lang.FormatExpr(p.in.TopicExpr), lang.FormatExpr(p.in.TopicExpr))
+			return nil, fmt.Errorf("the record at %s has no destination: %s is NULL or empty; nothing was written (narrow the SELECT with WHERE %s IS NOT NULL)", r.at(), lang.FormatExpr(p.in.TopicExpr), lang.FormatExpr(p.in.TopicExpr))
 		}
 		dest = name
 	}
-	t, err := p.topic(ctx, dest, at)
-	if err != nil {
+	part, hasPart := p.get(row, "partition")
+	if err := p.place(ctx, r, dest, part, hasPart); err != nil {
 		return nil, err
 	}
+	return r, nil
+}
+
+// place sets r's destination topic and partition: the SELECT's partition
+// column (part, when hasPartCol), else the source partition (KEEP
+// PARTITION), else the key's, else round robin.
+func (p *insertPlan) place(ctx context.Context, r *insertRow, dest string, part any, hasPartCol bool) error {
+	t := p.metas[dest]
+	if t == nil {
+		var err error
+		if t, err = p.topic(ctx, dest, r.at); err != nil {
+			return err
+		}
+	}
 	r.rec.Topic = dest
-	if v, ok := p.get(row, "partition"); ok {
-		n, isInt := v.(int64)
+	switch {
+	case hasPartCol:
+		n, isInt := part.(int64)
 		if !isInt || !hasPartition(t, int32(n)) {
-			return nil, fmt.Errorf("the record at %s goes to partition %v, which topic %q lacks (its partitions are %s); nothing was written", at, v, dest, partitionRange(t))
+			return fmt.Errorf("the record at %s goes to partition %v, which topic %q lacks (its partitions are %s); nothing was written", r.at(), part, dest, partitionRange(t))
 		}
 		r.rec.Partition, r.hasPart = int32(n), true
-	} else if p.in.KeepPartition {
+	case p.in.KeepPartition:
 		if r.srcPart < 0 || !hasPartition(t, r.srcPart) {
-			return nil, fmt.Errorf("KEEP PARTITION: the record at %s comes from a partition topic %q lacks (its partitions are %s); nothing was written", at, dest, partitionRange(t))
+			return fmt.Errorf("KEEP PARTITION: the record at %s comes from a partition topic %q lacks (its partitions are %s); nothing was written", r.at(), dest, partitionRange(t))
 		}
 		r.rec.Partition = r.srcPart
-	} else if r.rec.Key != nil {
-		r.rec.Partition = kafka.PartitionForKey(dest, r.rec.Key, len(t.Partitions))
-	} else {
+	case r.rec.Key != nil:
+		r.rec.Partition = p.keys.Partition(dest, r.rec.Key, len(t.Partitions))
+	default:
 		r.rec.Partition = t.Partitions[int(roundRobin.Add(1))%len(t.Partitions)].ID
 	}
-	return r, nil
+	return nil
 }
 
 func mustGet(p *insertPlan, row result.Row, name string) any {
@@ -334,16 +383,24 @@ func mustGet(p *insertPlan, row result.Row, name string) any {
 	return v
 }
 
-func (r *insertRow) at() string {
-	if r.srcPart < 0 {
-		return "an aggregate row"
+func (r *insertRow) at() string { return r.pos().String() }
+
+func (r *insertRow) pos() srcPos { return srcPos{r.srcPart, r.srcOff} }
+
+// add counts r into d, which is new when nil; it returns d.
+func (d *insertDest) add(r *insertRow) *insertDest {
+	if d == nil {
+		d = &insertDest{first: r.pos()}
 	}
-	return fmt.Sprintf("%d:%d", r.srcPart, r.srcOff)
+	d.records++
+	d.bytes += r.rec.Size()
+	d.last = r.pos()
+	return d
 }
 
 // bytesOf is a column's value as the bytes of a key or value: bytes as
 // they are, text as its UTF-8, a number or boolean as its text.
-func bytesOf(v any, what, at string) ([]byte, error) {
+func bytesOf(v any, what string, at func() string) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
@@ -356,7 +413,7 @@ func bytesOf(v any, what, at string) ([]byte, error) {
 	case time.Time:
 		return []byte(x.UTC().Format(time.RFC3339Nano)), nil
 	}
-	return nil, fmt.Errorf("the %s at %s is %T, which a record cannot hold", what, at, v)
+	return nil, fmt.Errorf("the %s at %s is %T, which a record cannot hold", what, at(), v)
 }
 
 // dryRun reads the whole source and sums what each destination
@@ -369,14 +426,7 @@ func (p *insertPlan) dryRun(ctx context.Context) (dests map[kafka.TopicPartition
 		tp := kafka.TopicPartition{Topic: r.rec.Topic, Partition: r.rec.Partition}
 		// A keyless record without a partition goes round robin: the dry
 		// run counts it under the partition it drew this time.
-		d := dests[tp]
-		if d == nil {
-			d = &insertDest{first: r.at()}
-			dests[tp] = d
-		}
-		d.records++
-		d.bytes += r.rec.Size()
-		d.last = r.at()
+		dests[tp] = dests[tp].add(r)
 		if r.srcPart >= 0 {
 			if _, ok := from[r.srcPart]; !ok {
 				from[r.srcPart] = r.srcOff
@@ -402,7 +452,7 @@ func destRows(dests map[kafka.TopicPartition]*insertDest) []result.Row {
 	rows := make([]result.Row, 0, len(keys))
 	for _, tp := range keys {
 		d := dests[tp]
-		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), d.records, d.bytes, d.first, d.last, nil})
+		rows = append(rows, result.Row{tp.Topic, int64(tp.Partition), d.records, d.bytes, d.first.String(), d.last.String(), nil})
 	}
 	return rows
 }
@@ -476,14 +526,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			copied[r.srcPart] = r.srcOff
 		}
 		tp := kafka.TopicPartition{Topic: r.rec.Topic, Partition: r.rec.Partition}
-		d := txnDests[tp]
-		if d == nil {
-			d = &insertDest{first: r.at()}
-			txnDests[tp] = d
-		}
-		d.records++
-		d.bytes += r.rec.Size()
-		d.last = r.at()
+		txnDests[tp] = txnDests[tp].add(r)
 		done, err := w.Write(ctx, &r.rec)
 		prog.Wrote(r.rec.Size())
 		if done {
@@ -564,6 +607,9 @@ func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (str
 		}
 		sel.Limit = &left
 	}
+	if err := p.boundResume(&sel); err != nil {
+		return fmt.Sprintf("(none: %v)", err), true
+	}
 	resume.Select = &sel
 	return lang.Format(&resume), true
 }
@@ -627,6 +673,10 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 			return errors.New(b.String())
 		}
 		sel.Limit = &left
+	}
+	if err := p.boundResume(&sel); err != nil {
+		fmt.Fprintf(&b, "; no resume statement: %v", err)
+		return errors.New(b.String())
 	}
 	resume.Select = &sel
 	fmt.Fprintf(&b, "; to copy the rest: %s", lang.Format(&resume))

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"time"
@@ -281,7 +282,7 @@ func (p *fastParser) str() ([]byte, bool) {
 	j := p.i + 1
 	for {
 		// The unescaped run up to the next quote, backslash or control byte.
-		k := j
+		k := skipPlain(p.b, j)
 		for k < len(p.b) {
 			if cl := strClass[p.b[k]]; cl != 0 {
 				if cl != classNonASCII {
@@ -344,6 +345,32 @@ func (p *fastParser) str() ([]byte, bool) {
 		return nil, false // jsonRecord keeps such bytes, encoding/json (headers) replaces them
 	}
 	return out, true
+}
+
+// skipPlain returns the index of the first byte at or after j of b that
+// is not plain ASCII in a JSON string (a quote, a backslash, a control
+// byte or a non-ASCII byte), or a point before it: it skips 8 bytes at a
+// time while none of them is, which is most of a value's bytes (a third
+// of an import's CPU went to the byte-by-byte table lookup).
+func skipPlain(b []byte, j int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	for j+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[j:])
+		q := x ^ ('"' * ones)   // a zero byte where b has a quote
+		bs := x ^ ('\\' * ones) // ... a backslash
+		// A byte has its high bit set by (v - 1) &^ v when it is zero,
+		// and x's own high bit is a non-ASCII byte; x - 0x20 per byte
+		// borrows (high bit) for a control byte below 0x20.
+		special := ((q - ones) &^ q) | ((bs - ones) &^ bs) | ((x - ' '*ones) &^ x) | x
+		if special&highs != 0 {
+			return j
+		}
+		j += 8
+	}
+	return j
 }
 
 func unhex(c byte) (byte, bool) {

@@ -190,3 +190,20 @@ func TestParallelScanKeepsOrderAndTheFirstBadLine(t *testing.T) {
 	err = Scan(context.Background(), bytes.NewReader(data), "in.jsonl", JSONL, Options{}, ScanConfig{Parallel: true}, func(b *Batch) error { return stop })
 	require.ErrorIs(t, err, stop)
 }
+
+// The fast path skips a string's plain bytes 8 at a time: a quote, an
+// escape, a control byte or a non-ASCII byte at any place of a long
+// string, and a string that ends at any place of a word, must read as
+// jsonRecord reads it.
+func TestFastJSONLStringsAtEveryWordOffset(t *testing.T) {
+	specials := []string{`\"`, `\\`, `\n`, `\u00e9`, "\xc3\xa9", "\xff", "\x01", "\x7f", `"`}
+	for n := 0; n <= 24; n++ {
+		plain := strings.Repeat("abcdefgh", 4)[:n]
+		agreeFastGeneral(t, `{"value":"`+plain+`"}`)
+		for _, sp := range specials {
+			for at := 0; at <= n; at++ {
+				agreeFastGeneral(t, `{"key":"k","value":"`+plain[:at]+sp+plain[at:]+`x"}`)
+			}
+		}
+	}
+}

@@ -128,8 +128,12 @@ type Writer struct {
 	hdrs    []kgo.RecordHeader // the block headers are carved from
 	promise func(*kgo.Record, error)
 
+	hasErr atomic.Bool // firstErr is set: Write checks this, not the mutex, per record
+
 	mu        sync.Mutex
-	firstErr  error // the first record the open transaction failed to write
+	firstErr  error             // the first record the open transaction failed to write
+	lastTP    TopicPartition    // the partition written last ...
+	lastPW    *PartitionWritten // ... and its pending entry: records come in runs of one partition
 	pending   map[TopicPartition]*PartitionWritten
 	committed map[TopicPartition]*PartitionWritten
 	failed    map[TopicPartition]error
@@ -264,6 +268,7 @@ func (w *Writer) written(r *kgo.Record, err error) {
 			return
 		}
 		if w.firstErr == nil {
+			w.hasErr.Store(true)
 			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
 		}
 		if _, ok := w.failed[tp]; !ok {
@@ -271,10 +276,13 @@ func (w *Writer) written(r *kgo.Record, err error) {
 		}
 		return
 	}
-	pw := w.pending[tp]
-	if pw == nil {
-		pw = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
-		w.pending[tp] = pw
+	pw := w.lastPW
+	if pw == nil || w.lastTP != tp {
+		if pw = w.pending[tp]; pw == nil {
+			pw = &PartitionWritten{Topic: tp.Topic, Partition: tp.Partition, LastOffset: -1}
+			w.pending[tp] = pw
+		}
+		w.lastTP, w.lastPW = tp, pw
 	}
 	size := int64(len(r.Key) + len(r.Value))
 	for _, h := range r.Headers {
@@ -286,6 +294,9 @@ func (w *Writer) written(r *kgo.Record, err error) {
 }
 
 func (w *Writer) takeErr() error {
+	if !w.hasErr.Load() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.firstErr
@@ -331,6 +342,7 @@ func (w *Writer) Commit(ctx context.Context) error {
 		c.LastOffset = max(c.LastOffset, pw.LastOffset)
 	}
 	clear(w.pending)
+	w.lastPW = nil
 	w.mu.Unlock()
 	return nil
 }
@@ -373,7 +385,9 @@ func (w *Writer) Abort() error {
 	defer func() {
 		w.mu.Lock()
 		clear(w.pending)
+		w.lastPW = nil
 		w.firstErr = nil
+		w.hasErr.Store(false)
 		w.aborting = false
 		w.mu.Unlock()
 	}()

@@ -51,13 +51,15 @@ var statementHelp = []HelpEntry{
 		"  option := FORMAT jsonl|json|csv|tsv|lines | KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
 		"          | KEY DELIMITER 'd' (lines) | KEY SCHEMA s | VALUE SCHEMA s\n" +
 		"  reads what --format jsonl|json|csv|tsv writes; a file is checked whole before anything is written;\n" +
-		"  STDIN only with -e or -f; written in transactions (a failure names the last committed line)",
+		"  STDIN only with -e or -f; STDIN and a named pipe are read once, written in transactions (a failure names the\n" +
+		"  last committed line)",
 		"PRODUCE INTO orders_copy FROM FILE 'orders.jsonl' KEEP PARTITION"},
 	{"INSERT", "INSERT INTO name | TOPIC expr {option} SELECT ... FROM src {clause} [EXECUTE]\n" +
 		"  option := KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
 		"  the SELECT list maps by name to key, value, headers, timestamp, partition; SELECT * copies key, value, headers, timestamp;\n" +
 		"  without LIMIT the whole range; without EXECUTE a dry run: per destination partition records, bytes, first and last source\n" +
-		"  partition:offset; EXECUTE writes in transactions, and a failure prints the FROM ANCHOR statement that copies the rest",
+		"  partition:offset; EXECUTE writes in transactions, and a failure prints the FROM ANCHOR statement that copies the rest\n" +
+		"  (for INSERT INTO TOPIC, with a WHERE ending at the last offset its check saw per partition)",
 		"INSERT INTO TOPIC header('dlq.original.topic') SELECT * FROM \"orders.dlq\""},
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},

@@ -1,0 +1,137 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/lang"
+)
+
+// mkfifo makes a named pipe in a temporary directory of the test.
+func mkfifo(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "records.jsonl")
+	require.NoError(t, syscall.Mkfifo(path, 0o600))
+	return path
+}
+
+// PRODUCE ... FROM FILE of a named pipe reads it once, as stdin: every
+// record the writer sends is imported (a check pass would have read them
+// all and left the write nothing).
+func TestImportFromNamedPipeReadsItOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := mkfifo(t)
+	wrote := make(chan error, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			wrote <- err
+			return
+		}
+		for i := range 20 {
+			fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
+		}
+		wrote <- w.Close()
+	}()
+	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
+	require.NoError(t, err)
+	require.NoError(t, <-wrote)
+	var n int64
+	for _, r := range rows {
+		n += r[2].(int64)
+	}
+	require.Equal(t, int64(20), n, "every record of the pipe: %v", rows)
+	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+}
+
+// Ctrl-C during an import from a named pipe whose writer is quiet (open,
+// not writing, not closing) ends it at once, with nothing committed. The
+// cancel comes once the records written so far reached a Produce (held on
+// kfake's hooks), so the import is waiting on the pipe for more.
+func TestImportFromNamedPipeStopsAtCancel(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := mkfifo(t)
+	opened := make(chan *os.File, 1)
+	go func() {
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			opened <- nil
+			return
+		}
+		for i := range 3 {
+			fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
+		}
+		opened <- w // kept open and quiet until the test ends
+	}()
+	var w *os.File
+	t.Cleanup(func() {
+		if w != nil {
+			w.Close()
+		}
+	})
+	produced := make(chan struct{})
+	var once sync.Once
+	f.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		once.Do(func() { close(produced) })
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.sess.Execute(ctx, &lang.Produce{Topic: "dst", From: &lang.ImportSource{File: path, Format: "jsonl"}})
+		done <- err
+	}()
+	select {
+	case <-produced:
+	case err := <-done:
+		t.Fatalf("the import ended (%v) before it produced", err)
+	}
+	w = <-opened
+	require.NotNil(t, w)
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorContains(t, err, "cancelled")
+		require.ErrorContains(t, err, "nothing was committed")
+	case <-time.After(time.Minute):
+		t.Fatal("Ctrl-C did not end an import waiting on a named pipe")
+	}
+	require.Empty(t, committedRows(t, f.sess, "dst"), "the open transaction was aborted")
+}
+
+// Ctrl-C while the import waits for a writer to open the pipe ends it too:
+// the open is released, and nothing of it outlives the call.
+func TestOpenStreamStopsWaitingForAWriterAtCancel(t *testing.T) {
+	path := mkfifo(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		r, err := openStream(ctx, path)
+		if r != nil {
+			r.Close()
+		}
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		require.True(t, strings.Contains(err.Error(), "cancelled while waiting for a writer to open "+path), err.Error())
+	case <-time.After(time.Minute):
+		t.Fatal("Ctrl-C did not end the wait for a writer")
+	}
+}
