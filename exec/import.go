@@ -115,14 +115,14 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		where := "nothing was committed"
 		var unknown *kafka.CommitUnknownError
 		if errors.As(err, &unknown) {
-			where = fmt.Sprintf("input lines 1-%d were committed (%d transactions); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, w.Transactions(), committedLine)
+			where = fmt.Sprintf("input lines 1-%d were committed (%s); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
 		} else if committedLine > 0 {
-			where = fmt.Sprintf("input lines 1-%d were committed (%d transactions); resume with the lines after %d", committedLine, w.Transactions(), committedLine)
+			where = fmt.Sprintf("input lines 1-%d were committed (%s); resume with the lines after %d", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
 		}
 		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
-	res.Notes = append(res.Notes, fmt.Sprintf("%d %s committed as %s", w.Transactions(), plural(int(w.Transactions()), "transaction", "transactions"), w.TransactionalID()))
+	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
 	return res, nil
 }
 

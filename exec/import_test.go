@@ -239,7 +239,7 @@ func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 	require.ErrorContains(t, err, "cancelled")
 	// No answer to the commit: kql must not claim it was aborted.
 	require.ErrorContains(t, err, "its outcome is unknown")
-	require.ErrorContains(t, err, "input lines 1-5 were committed (1 transactions); the transaction after them may be committed or not")
+	require.ErrorContains(t, err, "input lines 1-5 were committed (1 transaction); the transaction after them may be committed or not")
 	require.ErrorContains(t, err, "resume with the lines after 5 only if it is not there")
 	require.NotContains(t, err.Error(), "nothing of it is visible")
 

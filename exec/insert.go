@@ -558,7 +558,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		return nil, p.failure(err, w, committed, starts, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
-	res.Notes = append(res.Notes, fmt.Sprintf("%d %s committed as %s", w.Transactions(), plural(int(w.Transactions()), "transaction", "transactions"), w.TransactionalID()))
+	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
 	return res, nil
 }
 
@@ -567,7 +567,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 // destination tells which one happened.
 func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, committed, copied, starts map[int32]int64, copiedRows, withLast int64) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT failed: %v; %d transactions were committed before it", err, w.Transactions())
+	fmt.Fprintf(&b, "INSERT failed: %v; %s committed before it", err, countTransactions(w.Transactions(), "was", "were"))
 	if len(copied) == 0 {
 		b.WriteString("; aggregate rows carry no source offset to resume from: check the destination before running it again")
 		return errors.New(b.String())
@@ -644,7 +644,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 		return errors.New(b.String())
 	}
 	if len(committed) == 0 {
-		fmt.Fprintf(&b, "; %d transactions were committed; aggregate rows carry no source offset to resume from: check the destination before running it again", w.Transactions())
+		fmt.Fprintf(&b, "; %s committed; aggregate rows carry no source offset to resume from: check the destination before running it again", countTransactions(w.Transactions(), "was", "were"))
 		return errors.New(b.String())
 	}
 	parts := sourcePartitions(starts, committed)
@@ -660,7 +660,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
 		}
 	}
-	fmt.Fprintf(&b, "; committed %d transactions, the last source offset copied per partition: %s", w.Transactions(), strings.Join(done, ", "))
+	fmt.Fprintf(&b, "; committed %s, the last source offset copied per partition: %s", countTransactions(w.Transactions(), "", ""), strings.Join(done, ", "))
 	resume := *p.in
 	sel := *resume.Select
 	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
@@ -669,7 +669,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 	if sel.Limit != nil {
 		left := *sel.Limit - copiedRows
 		if left <= 0 {
-			fmt.Fprintf(&b, "; committed %d transactions, all %d records the LIMIT asked for", w.Transactions(), copiedRows)
+			fmt.Fprintf(&b, "; committed %s, all %d records the LIMIT asked for", countTransactions(w.Transactions(), "", ""), copiedRows)
 			return errors.New(b.String())
 		}
 		sel.Limit = &left
@@ -681,4 +681,14 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[i
 	resume.Select = &sel
 	fmt.Fprintf(&b, "; to copy the rest: %s", lang.Format(&resume))
 	return errors.New(b.String())
+}
+
+// countTransactions is "1 transaction" or "n transactions", followed by
+// the verb that agrees with it (one, many) when one is given.
+func countTransactions[N ~int | ~int64](n N, one, many string) string {
+	s := fmt.Sprintf("%d %s", n, plural(int(n), "transaction", "transactions"))
+	if v := plural(int(n), one, many); v != "" {
+		s += " " + v
+	}
+	return s
 }

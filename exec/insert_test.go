@@ -173,7 +173,7 @@ func TestInsertCancelledMidStreamResumes(t *testing.T) {
 	require.Contains(t, msg, "cancelled")
 	// The cancel came while the coordinator held the commit: kql never
 	// got its answer, so it must not claim the transaction was aborted.
-	require.Contains(t, msg, "its outcome is unknown, it may or may not be committed; 1 transactions were committed before it")
+	require.Contains(t, msg, "its outcome is unknown, it may or may not be committed; 1 transaction was committed before it")
 	require.NotContains(t, msg, "nothing of it is visible")
 	resume := resumeIfNotCommitted(t, msg) // the hook refused it
 	require.Regexp(t, `^INSERT INTO dst SELECT \* FROM src FROM ANCHOR \(0:\d+, 1:\d+, 2:\d+, 3:\d+, 4:\d+, 5:\d+\) EXECUTE$`, resume)
