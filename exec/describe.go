@@ -84,7 +84,11 @@ func (s *Session) describeTopic(ctx context.Context, st *lang.DescribeTopic) (re
 			hi = l.Offset
 		}
 		if eok && lok {
-			n = l.Offset - e.Offset
+			// The high watermark is read after the earliest, but a leader
+			// that moved in between can answer one below it: the rule of
+			// every span (kafka.SpanOf), an empty log, never a negative count.
+			sp := kafka.SpanOf(e, l)
+			lo, hi, n = sp.Start, sp.End, sp.End-sp.Start
 		}
 		if sa, ok := stable[tp]; ok {
 			lso = sa.Offset
