@@ -7,11 +7,14 @@ import (
 	"github.com/kql-dev/kql/result"
 )
 
-// An administration statement's request steps, from one function per
-// statement that both its execution and its EXPLAIN read: execution sends
-// each step's request to the step's route, carrying the step's partitions,
-// and EXPLAIN prints the same steps, so that a change to what is sent is a
-// change to what EXPLAIN says.
+// An administration statement's request steps, as EXPLAIN prints them.
+// Execution does not read these values: where a step's partitions or
+// broker are a decision, they come from the function execution decides
+// them by (routeDeleteRecords, kafka.ConfigResource.OwnBroker); the order
+// and conditions of the requests are written next to the functions that
+// send them (logRange, groupStatus, deleteGroup), and
+// TestExplainMatrixListsWhatIsSent checks on kfake's 3 brokers that what
+// is sent is what EXPLAIN lists.
 
 // stepRoute is the routing rule of a step.
 type stepRoute int

@@ -304,6 +304,21 @@ func TestShowGroupsNamesABrokerThatDidNotAnswer(t *testing.T) {
 	require.Len(t, rows, 2)
 }
 
+// SHOW GROUPS LIMIT 1 stops at its first row, but the list is still
+// partial: the broker that did not answer is named after the row, and the
+// script exits 1, not 0 on a list that looks whole.
+func TestShowGroupsLimitStaysPartial(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 3)
+	committedGroupsOnEveryBroker(t, f, 1)
+	h := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListGroups}, Nodes: []int32{1}, TopLevel: true, Err: kerr.CoordinatorNotAvailable, Count: -1})
+	defer h.Remove()
+	rows, _, err := run(t, f.sess, parse(t, "SHOW GROUPS LIMIT 1"))
+	require.True(t, result.IsPartial(err), "%v", err)
+	require.Contains(t, err.Error(), "broker 1 (")
+	require.Len(t, rows, 1)
+}
+
 // A broker that has just started (or just became coordinator of more
 // groups) answers COORDINATOR_LOAD_IN_PROGRESS until its groups are
 // loaded: SHOW GROUPS asks it again shortly instead of calling the list

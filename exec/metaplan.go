@@ -123,6 +123,14 @@ func (pl *metaPlan) run(res result.Result, now time.Time) (result.Result, error)
 		}
 	}
 	rows := drainFeed(feed)
+	// Skip/Limit stops before the statement's last row, but a result's
+	// error comes after it (result.Slice: a partial answer's missing
+	// brokers): read the rest, unevaluated, so the error is not lost.
+	for {
+		if _, ok := res.Next(); !ok {
+			break
+		}
+	}
 	if err := c.Err(); err != nil {
 		return nil, err
 	}

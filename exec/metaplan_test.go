@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -61,20 +62,6 @@ func TestPlanMetaQueryOperators(t *testing.T) {
 	}
 }
 
-// countingResult counts the rows read from it.
-type countingResult struct {
-	*result.Slice
-	read int
-}
-
-func (c *countingResult) Next() (result.Row, bool) {
-	row, ok := c.Slice.Next()
-	if ok {
-		c.read++
-	}
-	return row, ok
-}
-
 var metaTestCols = []result.Column{col("topic", result.String), col("partitions", result.Int)}
 
 func metaTestRows() []result.Row {
@@ -127,12 +114,14 @@ func TestMetaPlanRuns(t *testing.T) {
 		})
 	}
 
-	t.Run("LIMIT stops reading", func(t *testing.T) {
-		in := &countingResult{Slice: result.NewSlice(metaTestCols, metaTestRows())}
-		rows, _, err := runMeta(t, "SHOW TOPICS WHERE partitions > 1 LIMIT 1", in)
+	t.Run("LIMIT stops evaluating", func(t *testing.T) {
+		// c would overflow the sum: past the LIMIT-th row WHERE is not
+		// evaluated.
+		rows := metaTestRows()
+		rows[2][1] = int64(math.MaxInt64)
+		rows2, _, err := runMeta(t, "SHOW TOPICS WHERE partitions + 1 > 2 LIMIT 1", result.NewSlice(metaTestCols, rows))
 		require.NoError(t, err)
-		require.Equal(t, "b", names(rows))
-		require.Equal(t, 2, in.read, "a, then b, which is the one row LIMIT takes")
+		require.Equal(t, "b", names(rows2))
 	})
 
 	t.Run("partial", func(t *testing.T) {
@@ -142,6 +131,23 @@ func TestMetaPlanRuns(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "b d", names(rows))
 		require.ErrorIs(t, out.Err(), partial)
+	})
+
+	// LIMIT without ORDER BY takes the first rows, but the error of a
+	// partial result comes after the last row: it must not be lost
+	// because LIMIT stopped before it, nor must another failure.
+	t.Run("partial after the LIMIT-th row", func(t *testing.T) {
+		partial := &result.PartialError{What: "SHOW TOPICS", Missing: []error{errors.New("broker 2 did not answer")}}
+		for _, src := range []string{"SHOW TOPICS LIMIT 2", "SHOW TOPICS WHERE partitions > 1 LIMIT 1"} {
+			in := &result.Slice{Cols: metaTestCols, Rows: metaTestRows(), Failure: partial}
+			_, out, err := runMeta(t, src, in)
+			require.NoError(t, err, src)
+			require.ErrorIs(t, out.Err(), partial, src)
+		}
+		boom := errors.New("the cluster went away")
+		in := &result.Slice{Cols: metaTestCols, Rows: metaTestRows(), Failure: boom}
+		_, _, err := runMeta(t, "SHOW TOPICS LIMIT 1", in)
+		require.ErrorIs(t, err, boom)
 	})
 
 	t.Run("failure", func(t *testing.T) {
