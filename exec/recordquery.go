@@ -251,7 +251,7 @@ func wrapQuery(st *lang.Consume, r *consumeResult) (result.Result, error) {
 	q := r.q
 	switch {
 	case st.HasAggregates():
-		agg, err := eval.NewAggregation(q.comp, st)
+		agg, err := eval.NewAggregation(q.comp, eval.GroupingOf(st))
 		if err != nil {
 			return nil, err
 		}

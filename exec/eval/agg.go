@@ -48,11 +48,24 @@ type group struct {
 	accs []accumulator
 }
 
-// NewAggregation compiles the SELECT list, GROUP BY and ORDER BY of st on
-// c, which must be a record compiler (its WHERE is the caller's).
-func NewAggregation(c *Compiler, st *lang.Consume) (*Aggregation, error) {
+// Grouping is what an aggregating SELECT says about its rows: the SELECT
+// list, GROUP BY and ORDER BY (its WHERE, LIMIT and source are the
+// caller's).
+type Grouping struct {
+	Items   []lang.SelectItem
+	GroupBy []lang.Expr
+	OrderBy []lang.OrderItem
+}
+
+// GroupingOf is the Grouping of a SELECT.
+func GroupingOf(st *lang.Consume) Grouping {
+	return Grouping{Items: st.Projection, GroupBy: st.GroupBy, OrderBy: st.OrderBy}
+}
+
+// NewAggregation compiles g on c, which must be a record compiler.
+func NewAggregation(c *Compiler, gr Grouping) (*Aggregation, error) {
 	a := &Aggregation{c: c, groups: map[string]*group{}, limit: MaxGroups}
-	for _, g := range st.GroupBy {
+	for _, g := range gr.GroupBy {
 		x, err := c.Compile(g)
 		if err != nil {
 			return nil, err
@@ -61,7 +74,7 @@ func NewAggregation(c *Compiler, st *lang.Consume) (*Aggregation, error) {
 	}
 	lookup := func(e lang.Expr) (node, error) {
 		text := lang.FormatExpr(e)
-		for i, g := range st.GroupBy {
+		for i, g := range gr.GroupBy {
 			if lang.FormatExpr(g) == text {
 				return &groupKeyNode{a: a, i: i}, nil
 			}
@@ -87,10 +100,10 @@ func NewAggregation(c *Compiler, st *lang.Consume) (*Aggregation, error) {
 		a.args = append(a.args, arg)
 		return &aggResultNode{a: a, i: len(a.specs) - 1}, nil
 	}
-	if err := uniqueNames(st.Projection); err != nil {
+	if err := uniqueNames(gr.Items); err != nil {
 		return nil, err
 	}
-	for _, it := range st.Projection {
+	for _, it := range gr.Items {
 		n, err := c.compile(it.X, lookup)
 		if err != nil {
 			return nil, err
@@ -98,7 +111,7 @@ func NewAggregation(c *Compiler, st *lang.Consume) (*Aggregation, error) {
 		a.items = append(a.items, n)
 		a.cols = append(a.cols, result.Column{Name: it.Name(), Type: c.typeOf(it.X)})
 	}
-	for _, o := range st.OrderBy {
+	for _, o := range gr.OrderBy {
 		var n node
 		if o.Alias > 0 {
 			n = a.items[o.Alias-1]

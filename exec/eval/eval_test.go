@@ -327,7 +327,7 @@ func selectStmt(t testing.TB, src string) *lang.Consume {
 func TestAggregation(t *testing.T) {
 	st := selectStmt(t, "SELECT key, count(*) AS n, count(value.x), count(DISTINCT value.x), min(value.x), max(value.x), sum(value.x), avg(value.x), max(offset) - min(offset) AS span FROM t GROUP BY key ORDER BY n DESC, key")
 	c := NewRecordCompiler(Options{})
-	a, err := NewAggregation(c, st)
+	a, err := NewAggregation(c, GroupingOf(st))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestAggregation(t *testing.T) {
 
 	// Without GROUP BY: one row, also over no records.
 	c2 := NewRecordCompiler(Options{})
-	a2, _ := NewAggregation(c2, selectStmt(t, "SELECT count(*), sum(offset), min(key) FROM t"))
+	a2, _ := NewAggregation(c2, GroupingOf(selectStmt(t, "SELECT count(*), sum(offset), min(key) FROM t")))
 	if rows, _ := a2.Rows(0); fmt.Sprint(rows) != "[[0 <nil> <nil>]]" {
 		t.Errorf("empty aggregate: %v", rows)
 	}
@@ -370,7 +370,7 @@ func TestAggregation(t *testing.T) {
 
 func TestTooManyGroups(t *testing.T) {
 	c := NewRecordCompiler(Options{})
-	a, err := NewAggregation(c, selectStmt(t, "SELECT offset, count(*) FROM t GROUP BY offset"))
+	a, err := NewAggregation(c, GroupingOf(selectStmt(t, "SELECT offset, count(*) FROM t GROUP BY offset")))
 	if err != nil {
 		t.Fatal(err)
 	}

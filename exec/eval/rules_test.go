@@ -97,7 +97,7 @@ func aggregate(t *testing.T, src string, values ...string) []result.Row {
 func aggregateErr(t *testing.T, src string, values ...string) ([]result.Row, *Compiler, error) {
 	t.Helper()
 	c := NewRecordCompiler(Options{Now: now})
-	a, err := NewAggregation(c, selectStmt(t, src))
+	a, err := NewAggregation(c, GroupingOf(selectStmt(t, src)))
 	if err != nil {
 		return nil, c, err
 	}
