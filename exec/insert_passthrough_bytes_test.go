@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,4 +129,47 @@ func requireSameBytes(t *testing.T, want []byte, got any, what string) {
 	}
 	require.NotNil(t, b, "%s: NULL, want %d bytes", what, len(want))
 	require.True(t, bytes.Equal(want, b), "%s: %x, want %x", what, b, want)
+}
+
+// A Produce the broker refuses for good (INVALID_RECORD, not retried) stops
+// an INSERT of records: the writer's error flag is set by the producer's
+// answer on another goroutine, and the next record or the commit sees it.
+// The open transaction is aborted, the error names the partition and its
+// leader, and the resume statement copies the rest exactly once.
+func TestInsertOfRecordsStopsAtARefusedProduce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "src", 3)
+	f.spread(t, "dst", 3)
+	src := passRecords("src", 3, 60)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	require.NoError(t, cl.ProduceSync(ctxT(t), src...).FirstErr())
+	old := insertTxnRecords
+	insertTxnRecords = 40
+	t.Cleanup(func() { insertTxnRecords = old })
+	// From the second transaction on: one is committed before the refusal.
+	var ended atomic.Int32
+	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Observe: true, Count: -1, When: func(kmsg.Request) bool { ended.Add(1); return true }})
+	refused := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "dst", Partitions: []int32{1}, Err: kerr.InvalidRecord, Count: -1,
+		When: func(kmsg.Request) bool { return ended.Load() > 0 }})
+
+	_, _, err = run(t, f.sess, parse(t, "INSERT INTO dst KEEP PARTITION SELECT * FROM src EXECUTE"))
+	require.Error(t, err)
+	require.Regexp(t, `write to dst/1 \(leader broker 1 at 127\.0\.0\.1:\d+\)`, err.Error(), "the partition and the leader that refused it")
+	require.ErrorContains(t, err, "committed 1 transactions")
+	require.ErrorContains(t, err, "INVALID_RECORD")
+	require.Positive(t, refused.Hits())
+	require.Len(t, committedEventually(t, f.sess, "dst", 40), 40, "the first transaction only: the refused one was aborted")
+	refused.Remove()
+
+	mustRun(t, f.sess, parse(t, resumeIfNotCommitted(t, err.Error())))
+	seen := map[string]bool{}
+	for _, row := range committedEventually(t, f.sess, "dst", len(src)) {
+		hs := row[5].([]result.Header)
+		id := string(hs[0].Value)
+		require.False(t, seen[id], "%s copied twice", id)
+		seen[id] = true
+	}
+	require.Len(t, seen, len(src))
 }

@@ -269,7 +269,7 @@ func (w *Writer) written(r *kgo.Record, err error) {
 		}
 		if w.firstErr == nil {
 			w.hasErr.Store(true)
-			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
+			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.leaderOf(r.Topic, r.Partition), err)
 		}
 		if _, ok := w.failed[tp]; !ok {
 			w.failed[tp] = err
@@ -291,6 +291,25 @@ func (w *Writer) written(r *kgo.Record, err error) {
 	pw.Records++
 	pw.Bytes += size
 	pw.LastOffset = max(pw.LastOffset, r.Offset)
+}
+
+// leaderOf names the broker the producer sent topic/p's records to: its id
+// as the producer's own metadata has it (the cluster's last metadata is
+// that of the last statement's topics, often only the source of an
+// INSERT, which left the destination's leader "unknown"), and its address.
+func (w *Writer) leaderOf(topic string, p int32) string {
+	id, _, err := w.p.PartitionLeader(topic, p)
+	if err != nil || id < 0 {
+		return w.c.leaderAddr(topic, p)
+	}
+	w.c.metaMu.Lock()
+	m := w.c.lastMeta
+	w.c.metaMu.Unlock()
+	addr := "unknown address"
+	if m != nil {
+		addr = m.Addr(id)
+	}
+	return fmt.Sprintf("%d at %s", id, addr)
 }
 
 func (w *Writer) takeErr() error {
