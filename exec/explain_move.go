@@ -116,6 +116,6 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	if kind == "insert" {
 		txnRecords = insertTxnRecords
 	}
-	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records", id, thousands(int64(txnRecords))))
+	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records or %d MiB", id, thousands(int64(txnRecords)), kafka.DefaultMaxTxnBytes>>20))
 	return true, nil
 }

@@ -82,6 +82,10 @@ type WriterConfig struct {
 	TxnTimeout time.Duration
 }
 
+// DefaultMaxTxnBytes is a transaction's byte bound when the config sets
+// none (EXPLAIN names it).
+const DefaultMaxTxnBytes = 16 << 20
+
 var txnSeq atomic.Int64
 
 // NewTransactionalID is a transactional id for one statement run:
@@ -153,7 +157,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		cfg.MaxTxnRecords = 10000
 	}
 	if cfg.MaxTxnBytes <= 0 {
-		cfg.MaxTxnBytes = 16 << 20
+		cfg.MaxTxnBytes = DefaultMaxTxnBytes
 	}
 	if cfg.TxnTimeout <= 0 {
 		cfg.TxnTimeout = 60 * time.Second
