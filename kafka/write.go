@@ -82,6 +82,12 @@ type WriterConfig struct {
 	TxnTimeout time.Duration
 }
 
+// writerBufferedBytes bounds what the producer holds. A record larger than
+// that is failed by the producer before it is buffered, on its promise
+// goroutine, which neither Flush nor the commit waits for: Write refuses
+// it itself, or a commit right after it could succeed without it.
+const writerBufferedBytes = 32 << 20
+
 // DefaultMaxTxnBytes is a transaction's byte bound when the config sets
 // none (EXPLAIN names it).
 const DefaultMaxTxnBytes = 16 << 20
@@ -171,7 +177,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionalID(cfg.TransactionalID),
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
-		kgo.MaxBufferedBytes(32 << 20), // memory stays flat however big the input
+		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
 		kgo.WithHooks(writeTrace{c}),
 		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}
@@ -222,6 +228,13 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		w.txnRecords, w.txnBytes = 0, 0
 	}
 	size := rec.Size()
+	if size > writerBufferedBytes {
+		err := fmt.Errorf("a record of %d bytes (key, value and headers) for %s/%d is larger than the %d MiB the producer holds, and than any broker's default max.message.bytes: it cannot be written (split or shrink it)", size, rec.Topic, rec.Partition, writerBufferedBytes>>20)
+		if w.inTxn {
+			return false, w.abortWith(err)
+		}
+		return false, err
+	}
 	r := w.newRecord(len(rec.Headers))
 	r.Topic, r.Partition, r.Key, r.Value, r.Timestamp = rec.Topic, rec.Partition, rec.Key, rec.Value, rec.Timestamp
 	for i, h := range rec.Headers {
