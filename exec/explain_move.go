@@ -33,8 +33,12 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 		p.registryLookup("key", x.KeySchema, s.Registry)
 		p.registryLookup("value", x.ValueSchema, s.Registry)
 		src := "FILE " + x.From.File + " (read twice: every record checked, then written)"
-		if x.From.Stdin {
+		switch {
+		case x.From.Stdin:
 			src = "STDIN (written as it is read)"
+		case isStream(x.From.File):
+			// What the PRODUCE does with it (importstream.go): one pass.
+			src = "FILE " + x.From.File + " (not a regular file: read once, written as it is read)"
 		}
 		p.rows = append(p.rows, result.Row{p.step, "Read " + src, nil, "kql", "format " + x.From.Format})
 		parts = partitionsOf(m.Topics[x.Topic])
@@ -112,6 +116,6 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	if kind == "insert" {
 		txnRecords = insertTxnRecords
 	}
-	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records", id, thousands(int64(txnRecords))))
+	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records or %d MiB", id, thousands(int64(txnRecords)), kafka.DefaultMaxTxnBytes>>20))
 	return true, nil
 }

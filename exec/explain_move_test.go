@@ -68,3 +68,28 @@ func TestExplainMoveNamesTheRoutesTaken(t *testing.T) {
 		require.Len(t, plan["EndTxn"], 1)
 	})
 }
+
+// EXPLAIN names each statement's own transaction bound, records and bytes,
+// as the writer then applies it: an import's and an INSERT's differ.
+func TestExplainMoveNamesItsTransactionBound(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "src", 3)
+	f.spread(t, "dst", 3)
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"key":"a","value":"b"}`+"\n"), 0o600))
+	endTxn := func(stmt string) string {
+		rows, _ := mustRun(t, f.sess, parse(t, stmt))
+		for _, r := range rows {
+			if r[1] == "EndTxn" {
+				return r[4].(string)
+			}
+		}
+		t.Fatalf("no EndTxn in EXPLAIN: %v", rows)
+		return ""
+	}
+	require.Contains(t, endTxn(fmt.Sprintf("EXPLAIN PRODUCE INTO dst FROM FILE '%s'", path)),
+		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(importTxnRecords))))
+	require.Contains(t, endTxn("EXPLAIN INSERT INTO dst SELECT * FROM src EXECUTE"),
+		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(insertTxnRecords))))
+	require.NotEqual(t, importTxnRecords, insertTxnRecords, "the two bounds differ: each must be named")
+}

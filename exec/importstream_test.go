@@ -135,3 +135,21 @@ func TestOpenStreamStopsWaitingForAWriterAtCancel(t *testing.T) {
 		t.Fatal("Ctrl-C did not end the wait for a writer")
 	}
 }
+
+// EXPLAIN of a PRODUCE from a named pipe says it is read once, as the
+// PRODUCE then does, not "read twice" as a regular file is: EXPLAIN opens
+// nothing, so no writer is needed.
+func TestExplainImportFromNamedPipeSaysReadOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := mkfifo(t)
+	rows, _ := mustRun(t, f.sess, parse(t, fmt.Sprintf("EXPLAIN PRODUCE INTO dst FROM FILE '%s'", path)))
+	var read string
+	for _, r := range rows {
+		if s, ok := r[1].(string); ok && strings.HasPrefix(s, "Read FILE") {
+			read = s
+		}
+	}
+	require.Contains(t, read, "read once", "%v", rows)
+	require.NotContains(t, read, "read twice")
+}

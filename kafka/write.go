@@ -82,6 +82,16 @@ type WriterConfig struct {
 	TxnTimeout time.Duration
 }
 
+// writerBufferedBytes bounds what the producer holds. A record larger than
+// that is failed by the producer before it is buffered, on its promise
+// goroutine, which neither Flush nor the commit waits for: Write refuses
+// it itself, or a commit right after it could succeed without it.
+const writerBufferedBytes = 32 << 20
+
+// DefaultMaxTxnBytes is a transaction's byte bound when the config sets
+// none (EXPLAIN names it).
+const DefaultMaxTxnBytes = 16 << 20
+
 var txnSeq atomic.Int64
 
 // NewTransactionalID is a transactional id for one statement run:
@@ -153,7 +163,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		cfg.MaxTxnRecords = 10000
 	}
 	if cfg.MaxTxnBytes <= 0 {
-		cfg.MaxTxnBytes = 16 << 20
+		cfg.MaxTxnBytes = DefaultMaxTxnBytes
 	}
 	if cfg.TxnTimeout <= 0 {
 		cfg.TxnTimeout = 60 * time.Second
@@ -167,7 +177,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionalID(cfg.TransactionalID),
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
-		kgo.MaxBufferedBytes(32 << 20), // memory stays flat however big the input
+		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
 		kgo.WithHooks(writeTrace{c}),
 		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}
@@ -218,6 +228,13 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		w.txnRecords, w.txnBytes = 0, 0
 	}
 	size := rec.Size()
+	if size > writerBufferedBytes {
+		err := fmt.Errorf("a record of %d bytes (key, value and headers) for %s/%d is larger than the %d MiB the producer holds, and than any broker's default max.message.bytes: it cannot be written (split or shrink it)", size, rec.Topic, rec.Partition, writerBufferedBytes>>20)
+		if w.inTxn {
+			return false, w.abortWith(err)
+		}
+		return false, err
+	}
 	r := w.newRecord(len(rec.Headers))
 	r.Topic, r.Partition, r.Key, r.Value, r.Timestamp = rec.Topic, rec.Partition, rec.Key, rec.Value, rec.Timestamp
 	for i, h := range rec.Headers {
@@ -269,7 +286,7 @@ func (w *Writer) written(r *kgo.Record, err error) {
 		}
 		if w.firstErr == nil {
 			w.hasErr.Store(true)
-			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.c.leaderAddr(r.Topic, r.Partition), err)
+			w.firstErr = fmt.Errorf("write to %s/%d (leader broker %s): %w", r.Topic, r.Partition, w.leaderOf(r.Topic, r.Partition), err)
 		}
 		if _, ok := w.failed[tp]; !ok {
 			w.failed[tp] = err
@@ -291,6 +308,25 @@ func (w *Writer) written(r *kgo.Record, err error) {
 	pw.Records++
 	pw.Bytes += size
 	pw.LastOffset = max(pw.LastOffset, r.Offset)
+}
+
+// leaderOf names the broker the producer sent topic/p's records to: its id
+// as the producer's own metadata has it (the cluster's last metadata is
+// that of the last statement's topics, often only the source of an
+// INSERT, which left the destination's leader "unknown"), and its address.
+func (w *Writer) leaderOf(topic string, p int32) string {
+	id, _, err := w.p.PartitionLeader(topic, p)
+	if err != nil || id < 0 {
+		return w.c.leaderAddr(topic, p)
+	}
+	w.c.metaMu.Lock()
+	m := w.c.lastMeta
+	w.c.metaMu.Unlock()
+	addr := "unknown address"
+	if m != nil {
+		addr = m.Addr(id)
+	}
+	return fmt.Sprintf("%d at %s", id, addr)
 }
 
 func (w *Writer) takeErr() error {
