@@ -4,7 +4,6 @@ package main
 import "os"
 
 func main() {
-	tuneGC(os.Getenv)
 	stop := startProfiles(os.Getenv)
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
