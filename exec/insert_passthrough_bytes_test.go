@@ -157,7 +157,7 @@ func TestInsertOfRecordsStopsAtARefusedProduce(t *testing.T) {
 	_, _, err = run(t, f.sess, parse(t, "INSERT INTO dst KEEP PARTITION SELECT * FROM src EXECUTE"))
 	require.Error(t, err)
 	require.Regexp(t, `write to dst/1 \(leader broker 1 at 127\.0\.0\.1:\d+\)`, err.Error(), "the partition and the leader that refused it")
-	require.ErrorContains(t, err, "committed 1 transactions")
+	require.ErrorContains(t, err, "committed 1 transaction,")
 	require.ErrorContains(t, err, "INVALID_RECORD")
 	require.Positive(t, refused.Hits())
 	require.Len(t, committedEventually(t, f.sess, "dst", 40), 40, "the first transaction only: the refused one was aborted")
