@@ -2,7 +2,6 @@ package exec
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -254,14 +253,8 @@ func (s *Session) committedOffsets(ctx context.Context, group string, m *kafka.M
 // stableCommittedOffsets is committedOffsets as a statement that changes
 // the group reads them: the coordinator's newest state (require_stable),
 // never a stale view of a coordinator that has just taken over.
-// A group the coordinator does not know has no offsets (kfake answers
-// GROUP_ID_NOT_FOUND to a stable fetch of one; Kafka answers none).
 func (s *Session) stableCommittedOffsets(ctx context.Context, group string, m *kafka.Metadata) (map[kafka.TopicPartition]int64, []*kafka.PartitionError, error) {
-	committed, failed, err := committedFrom(s.cl.FetchStableOffsets, group, m, ctx)
-	if ge := (*kafka.GroupError)(nil); errors.As(err, &ge) && kafka.IsGroupNotFound(ge.Err) {
-		return map[kafka.TopicPartition]int64{}, nil, nil
-	}
-	return committed, failed, err
+	return committedFrom(s.cl.FetchStableOffsets, group, m, ctx)
 }
 
 type fetchOffsetsFunc func(context.Context, []string) (map[string]kafka.GroupOffsets, map[string]*kafka.GroupError, error)

@@ -139,8 +139,21 @@ func (c *Cluster) FetchOffsets(ctx context.Context, groups []string) (map[string
 // is replicated, so a reset planned right after a coordinator moved sees
 // the offsets the group has. A partition with a pending transactional
 // commit fails with UNSTABLE_OFFSET_COMMIT rather than showing an old one.
+// A group the coordinator does not know has no offsets: Kafka answers it
+// with none, kfake with GROUP_ID_NOT_FOUND, and both mean the same here,
+// so callers see one answer.
 func (c *Cluster) FetchStableOffsets(ctx context.Context, groups []string) (map[string]GroupOffsets, map[string]*GroupError, error) {
-	return c.fetchOffsets(ctx, groups, true)
+	got, failed, err := c.fetchOffsets(ctx, groups, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	for g, ge := range failed {
+		if IsGroupNotFound(ge.Err) {
+			delete(failed, g)
+			got[g] = GroupOffsets{}
+		}
+	}
+	return got, failed, nil
 }
 
 func (c *Cluster) fetchOffsets(ctx context.Context, groups []string, stable bool) (map[string]GroupOffsets, map[string]*GroupError, error) {

@@ -115,3 +115,23 @@ func TestFetchOffsetsNamesTheTopicOfAFailedPartition(t *testing.T) {
 	require.Equal(t, "t", got["g"].Failed[0].Topic)
 	require.ErrorContains(t, got["g"].Failed[0], "partition t/1")
 }
+
+// A stable fetch answers a group its coordinator does not know with no
+// offsets, as Kafka does, even where the broker (kfake) answers it
+// GROUP_ID_NOT_FOUND; a known group's commits come with it, each from its
+// own coordinator.
+func TestFetchStableOffsetsOfAnUnknownGroupIsEmpty(t *testing.T) {
+	f := newTracedFake(t)
+	groups := groupsOnEveryCoordinator(t, f)
+	f.forget()
+	all := append([]string{"never-committed"}, groups...)
+	got, failed, err := f.cl.FetchStableOffsets(context.Background(), all)
+	require.NoError(t, err)
+	require.Empty(t, failed)
+	require.Contains(t, got, "never-committed")
+	require.Empty(t, got["never-committed"].Offsets)
+	require.Empty(t, got["never-committed"].Failed)
+	for _, g := range groups {
+		require.Len(t, got[g].Offsets, 1, g)
+	}
+}
