@@ -38,19 +38,7 @@ func TestFollowFailedPartitionStartsAtEnd(t *testing.T) {
 		if !failing.Load() || f.CurrentNode() != 1 {
 			return nil, nil, false
 		}
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.UnknownServerError.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsFailing(r, kerr.UnknownServerError.Code), nil, true
 	})
 	fl := follow(t, s, fmt.Sprintf("CONSUME %s FOLLOW", lang.QuoteName(topic)))
 	require.Equal(t, []string{"old-0", "old-2"}, fl.take(t, 2, 5*time.Second))

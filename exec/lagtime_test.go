@@ -441,19 +441,7 @@ func TestWriteRatesOfALeaderThatFailsAreNullWithAWarning(t *testing.T) {
 		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.KafkaStorageError.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsFailing(req, kerr.KafkaStorageError.Code), nil, true
 	})
 	rows, res, err := run(t, f.sess, &lang.ShowTopics{})
 	require.NoError(t, err, "SHOW TOPICS is the metadata: it answers")
@@ -491,20 +479,8 @@ func TestShowTopicsAnswersWhenTheWriteRatesFail(t *testing.T) {
 		if f.CurrentNode() != 2 || len(req.Topics) == 0 || len(req.Topics[0].Partitions) == 0 || req.Topics[0].Partitions[0].Timestamp < 0 {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.NotLeaderForPartition.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
 		moved.Store(true)
-		return resp, nil, true
+		return kafkatest.ListOffsetsFailing(req, kerr.NotLeaderForPartition.Code), nil, true
 	})
 	f.ControlKey(int16(kmsg.Metadata), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		f.KeepControl()
@@ -539,19 +515,7 @@ func TestWriteRatesWarningNamesEachPartitionOnce(t *testing.T) {
 			return nil, nil, false
 		}
 		req := kreq.(*kmsg.ListOffsetsRequest)
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.ErrorCode = kerr.KafkaStorageError.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsFailing(req, kerr.KafkaStorageError.Code), nil, true
 	})
 	_, res, err := run(t, f.sess, &lang.ShowTopics{})
 	require.NoError(t, err)

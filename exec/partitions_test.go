@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"github.com/kql-dev/kql/kafka/kafkatest"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -52,19 +54,8 @@ func earliestAt(f *fake, off int64) {
 		if req.Topics[0].Partitions[0].Timestamp != kafka.Earliest {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition = rp.Partition
-				sp.Offset = off
-				sp.Timestamp = -1
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsAnswer(req, func(p *kmsg.ListOffsetsResponseTopicPartition) {
+			p.Offset, p.Timestamp = off, -1
+		}), nil, true
 	})
 }

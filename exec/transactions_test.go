@@ -657,18 +657,7 @@ func TestDescribeTopicLSOWithNoAnswerIsNull(t *testing.T) {
 		if r.IsolationLevel != 1 || f.CurrentNode() != 1 {
 			return nil, nil, false
 		}
-		resp := r.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range r.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition, sp.ErrorCode = rp.Partition, kerr.UnknownServerError.Code
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsFailing(r, kerr.UnknownServerError.Code), nil, true
 	})
 	rows, _, err := run(t, s, &lang.DescribeTopic{Topic: topic})
 	require.True(t, result.IsPartial(err), "partial: %v", err)

@@ -5,6 +5,8 @@ package kafka
 // fails is a failure naming it and its broker, never a zero.
 
 import (
+	"github.com/kql-dev/kql/kafka/kafkatest"
+
 	"context"
 	"slices"
 	"sync"
@@ -188,18 +190,9 @@ func TestBoundsLogStartPastTheLatestIsEmpty(t *testing.T) {
 		if req.Topics[0].Partitions[0].Timestamp != Earliest {
 			return nil, nil, false
 		}
-		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
-		for _, rt := range req.Topics {
-			st := kmsg.NewListOffsetsResponseTopic()
-			st.Topic = rt.Topic
-			for _, rp := range rt.Partitions {
-				sp := kmsg.NewListOffsetsResponseTopicPartition()
-				sp.Partition, sp.Offset, sp.Timestamp = rp.Partition, 15, -1
-				st.Partitions = append(st.Partitions, sp)
-			}
-			resp.Topics = append(resp.Topics, st)
-		}
-		return resp, nil, true
+		return kafkatest.ListOffsetsAnswer(req, func(p *kmsg.ListOffsetsResponseTopicPartition) {
+			p.Offset, p.Timestamp = 15, -1
+		}), nil, true
 	})
 	b, err := f.cl.Bounds(context.Background(), nil, parts, BoundsOptions{ReadCommitted: true})
 	require.NoError(t, err)
