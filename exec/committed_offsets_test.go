@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/result"
 )
@@ -27,25 +28,13 @@ func unstableOffsetFetchOf(t *testing.T, f *fake, withP0 bool) {
 	f.ControlKey(int16(kmsg.OffsetFetch), func(kr kmsg.Request) (kmsg.Response, error, bool) {
 		f.KeepControl()
 		req := kr.(*kmsg.OffsetFetchRequest)
-		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
-		resp.Version = req.Version
-		for _, g := range req.Groups {
-			rg := kmsg.NewOffsetFetchResponseGroup()
-			rg.Group = g.Group
-			rt := kmsg.NewOffsetFetchResponseGroupTopic()
-			rt.Topic, rt.TopicID = "t", id
-			p0 := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-			p0.Partition, p0.Offset, p0.LeaderEpoch = 0, 4, -1
-			p1 := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-			p1.Partition, p1.Offset, p1.LeaderEpoch, p1.ErrorCode = 1, -1, -1, kerr.UnstableOffsetCommit.Code
-			rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p1}
-			if withP0 {
-				rt.Partitions = []kmsg.OffsetFetchResponseGroupTopicPartition{p0, p1}
-			}
-			rg.Topics = append(rg.Topics, rt)
-			resp.Groups = append(resp.Groups, rg)
+		commits := []kafkatest.Commit{{Partition: 1, Offset: -1, Err: kerr.UnstableOffsetCommit.Code}}
+		if withP0 {
+			commits = append([]kafkatest.Commit{{Partition: 0, Offset: 4}}, commits...)
 		}
-		return resp, nil, true
+		return kafkatest.OffsetFetchAnswer(req, func(string) []kmsg.OffsetFetchResponseGroupTopic {
+			return []kmsg.OffsetFetchResponseGroupTopic{kafkatest.OffsetFetchTopic("t", id, commits...)}
+		}), nil, true
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/result"
 )
 
@@ -22,30 +23,18 @@ func answerOffsetFetch(t *testing.T, f *fake, failing *bool) {
 	f.ControlKey(int16(kmsg.OffsetFetch), func(kr kmsg.Request) (kmsg.Response, error, bool) {
 		f.KeepControl()
 		req := kr.(*kmsg.OffsetFetchRequest)
-		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
-		resp.Version = req.Version
-		for _, g := range req.Groups {
-			rg := kmsg.NewOffsetFetchResponseGroup()
-			rg.Group = g.Group
-			if g.Group == "g" {
-				ok := kmsg.NewOffsetFetchResponseGroupTopic()
-				ok.Topic, ok.TopicID = "orders", ordersID // v10+ carries only the id
-				p := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-				p.Partition, p.Offset, p.LeaderEpoch = 1, 1, -1
-				ok.Partitions = append(ok.Partitions, p)
-				rg.Topics = append(rg.Topics, ok)
-				if *failing {
-					gone := kmsg.NewOffsetFetchResponseGroupTopic()
-					gone.TopicID = [16]byte{0xde, 0xad}
-					p := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-					p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode = 0, -1, -1, kerr.TopicAuthorizationFailed.Code
-					gone.Partitions = append(gone.Partitions, p)
-					rg.Topics = append(rg.Topics, gone)
-				}
+		return kafkatest.OffsetFetchAnswer(req, func(group string) []kmsg.OffsetFetchResponseGroupTopic {
+			if group != "g" {
+				return nil
 			}
-			resp.Groups = append(resp.Groups, rg)
-		}
-		return resp, nil, true
+			topics := []kmsg.OffsetFetchResponseGroupTopic{
+				kafkatest.OffsetFetchTopic("orders", ordersID, kafkatest.Commit{Partition: 1, Offset: 1})} // v10+ carries only the id
+			if *failing {
+				topics = append(topics, kafkatest.OffsetFetchTopic("", [16]byte{0xde, 0xad},
+					kafkatest.Commit{Partition: 0, Offset: -1, Err: kerr.TopicAuthorizationFailed.Code}))
+			}
+			return topics
+		}), nil, true
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 )
 
@@ -50,14 +51,7 @@ func staleCoordinator(f *fake) (stable *int, caughtUp func()) {
 			*stable++
 			return nil, nil, false // kfake's own, up-to-date answer
 		}
-		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
-		resp.Version = req.Version
-		for _, g := range req.Groups {
-			rg := kmsg.NewOffsetFetchResponseGroup()
-			rg.Group = g.Group
-			resp.Groups = append(resp.Groups, rg)
-		}
-		return resp, nil, true
+		return kafkatest.OffsetFetchAnswer(req, nil), nil, true // no commits
 	})
 	return stable, func() { done.Store(true) }
 }

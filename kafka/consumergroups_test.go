@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -93,20 +94,10 @@ func TestFetchOffsetsNamesTheTopicOfAFailedPartition(t *testing.T) {
 	f.ControlKey(int16(kmsg.OffsetFetch), func(kr kmsg.Request) (kmsg.Response, error, bool) {
 		f.KeepControl()
 		req := kr.(*kmsg.OffsetFetchRequest)
-		resp := req.ResponseKind().(*kmsg.OffsetFetchResponse)
-		resp.Version = req.Version
-		for _, g := range req.Groups {
-			rg := kmsg.NewOffsetFetchResponseGroup()
-			rg.Group = g.Group
-			rt := kmsg.NewOffsetFetchResponseGroupTopic()
-			rt.TopicID = id // by id only, as v10+ answers
-			p := kmsg.NewOffsetFetchResponseGroupTopicPartition()
-			p.Partition, p.Offset, p.LeaderEpoch, p.ErrorCode = 1, -1, -1, kerr.UnstableOffsetCommit.Code
-			rt.Partitions = append(rt.Partitions, p)
-			rg.Topics = append(rg.Topics, rt)
-			resp.Groups = append(resp.Groups, rg)
-		}
-		return resp, nil, true
+		return kafkatest.OffsetFetchAnswer(req, func(string) []kmsg.OffsetFetchResponseGroupTopic {
+			return []kmsg.OffsetFetchResponseGroupTopic{ // by id only, as v10+ answers
+				kafkatest.OffsetFetchTopic("", id, kafkatest.Commit{Partition: 1, Offset: -1, Err: kerr.UnstableOffsetCommit.Code})}
+		}), nil, true
 	})
 	got, failed, err := f.cl.FetchOffsets(ctx, []string{"g"})
 	require.NoError(t, err)
