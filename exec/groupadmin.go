@@ -413,21 +413,40 @@ func (s *Session) resetGroup(ctx context.Context, st *lang.ResetGroup) (result.R
 	}
 	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, resetRow.lagBefore))
 	res.Notes = plan.notes
-	n := len(plan.rows)
-	switch {
-	case !st.Execute:
-		run := *st
-		run.Execute = true
-		var pinned string
-		run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetGroup{Group: st.Group, To: to} })
-		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was committed; to commit these offsets run: %s;%s", lang.Format(&run), pinned))
-	case len(failed) > 0:
-		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET GROUP %q (%d of %d partitions committed; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
-		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: committed new offsets for %d of %d partitions of group %q", n-len(failed), n, st.Group))
-	default:
-		res.Notes = append(res.Notes, fmt.Sprintf("executed: committed new offsets for %d %s of group %q", n, plural(n, "partition", "partitions"), st.Group))
-	}
+	run := *st
+	run.Execute = true
+	var pinned string
+	run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetGroup{Group: st.Group, To: to} })
+	resetOutcome{
+		what: resetWhat(st), group: fmt.Sprintf("group %q", st.Group),
+		did: "committed", doing: "committed new offsets for", dryRun: "nothing was committed; to commit these offsets",
+	}.report(res, len(plan.rows), failed, st.Execute, lang.Format(&run)+";"+pinned)
 	return res, nil
+}
+
+// resetOutcome words what a reset did, the same for a consumer group
+// (committed offsets) and a share group (moved start offsets).
+type resetOutcome struct {
+	what   string // the statement: RESET GROUP "g"
+	group  string // group "g"
+	did    string // committed: "2 of 3 partitions committed"
+	doing  string // committed new offsets for: "executed: committed new offsets for 3 partitions"
+	dryRun string // what a dry run says before the statement to run
+}
+
+// report adds to res what the reset of n partitions did: a dry run names
+// the statement that executes it (rerun), a reset that failed for some
+// partitions is partial and names them.
+func (o resetOutcome) report(res *result.Slice, n int, failed map[kafka.TopicPartition]*kafka.PartitionError, executed bool, rerun string) {
+	switch {
+	case !executed:
+		res.Notes = append(res.Notes, fmt.Sprintf("dry run: %s run: %s", o.dryRun, rerun))
+	case len(failed) > 0:
+		res.Failure = &result.PartialError{What: fmt.Sprintf("%s (%d of %d partitions %s; the rows with a NULL new_offset were not)", o.what, n-len(failed), n, o.did), Missing: partitionErrors(failed)}
+		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: %s %d of %d partitions of %s", o.doing, n-len(failed), n, o.group))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("executed: %s %d %s of %s", o.doing, n, plural(n, "partition", "partitions"), o.group))
+	}
 }
 
 var deleteGroupCols = []result.Column{col("group", result.String), col("result", result.String)}

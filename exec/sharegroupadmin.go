@@ -156,20 +156,14 @@ func (s *Session) resetShareGroup(ctx context.Context, st *lang.ResetShareGroup)
 	}
 	res := result.NewSlice(resetCols, resetAnswerRows(plan.rows, failed, plan.lagBefore))
 	res.Notes = plan.notes
-	n := len(plan.rows)
-	switch {
-	case !st.Execute:
-		run := *st
-		run.Execute = true
-		var pinned string
-		run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetShareGroup{Group: st.Group, To: to} })
-		res.Notes = append(res.Notes, fmt.Sprintf("dry run: nothing was changed; to move these start offsets run: %s;%s", lang.Format(&run), pinned))
-	case len(failed) > 0:
-		res.Failure = &result.PartialError{What: fmt.Sprintf("RESET SHARE GROUP %q (%d of %d partitions moved; the rows with a NULL new_offset were not)", st.Group, n-len(failed), n), Missing: partitionErrors(failed)}
-		res.Notes = append(res.Notes, fmt.Sprintf("executed in part: moved the start offsets of %d of %d partitions of share group %q", n-len(failed), n, st.Group))
-	default:
-		res.Notes = append(res.Notes, fmt.Sprintf("executed: moved the start offsets of %d %s of share group %q", n, plural(n, "partition", "partitions"), st.Group))
-	}
+	run := *st
+	run.Execute = true
+	var pinned string
+	run.To, pinned = pinAgo(st.To, plan.at, func(to lang.ResetTarget) lang.Statement { return &lang.ResetShareGroup{Group: st.Group, To: to} })
+	resetOutcome{
+		what: shareResetWhat(st), group: fmt.Sprintf("share group %q", st.Group),
+		did: "moved", doing: "moved the start offsets of", dryRun: "nothing was changed; to move these start offsets",
+	}.report(res, len(plan.rows), failed, st.Execute, lang.Format(&run)+";"+pinned)
 	return res, nil
 }
 
