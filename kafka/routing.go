@@ -100,7 +100,20 @@ func (c *Cluster) AnyBroker(ctx context.Context, api string, items []string, req
 	if len(errs) == 1 {
 		return nil, -1, errs[0]
 	}
+	if len(errs) == len(order) && allTooOld(errs) {
+		// One reason, said once, rather than each broker's attempt.
+		return nil, -1, fmt.Errorf("%s: none of the cluster's %d brokers knows this request (their ApiVersions leave it out; it needs a newer Kafka): %w", api, len(errs), errs[0])
+	}
 	return nil, -1, fmt.Errorf("%s: no broker answered: %w", api, errors.Join(errs...))
+}
+
+func allTooOld(errs []error) bool {
+	for _, err := range errs {
+		if !brokerTooOld(err) {
+			return false
+		}
+	}
+	return true
 }
 
 // anyBrokerAttempt bounds the wait for one broker while others remain.

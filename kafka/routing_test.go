@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,4 +182,16 @@ func TestCoordinatorsKeepTheGroupsThatAnswered(t *testing.T) {
 		}
 	}
 	require.Greater(t, finds, 1, "the coordinator was looked up again before giving up")
+}
+
+// A request no broker of the cluster knows (kfake has no DescribeQuorum)
+// fails with that reason said once, naming how many brokers were asked,
+// rather than as each broker's failed attempt.
+func TestAnyBrokerRequestNoBrokerKnowsSaysSoOnce(t *testing.T) {
+	f := newTracedFake(t)
+	_, err := f.cl.DescribeQuorum(context.Background())
+	require.Error(t, err)
+	require.True(t, IsBrokerTooOld(err), "%v", err)
+	require.ErrorContains(t, err, "none of the cluster's 3 brokers knows this request")
+	require.Equal(t, 1, strings.Count(err.Error(), "broker is too old"), "one reason, once: %v", err)
 }
