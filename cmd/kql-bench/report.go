@@ -131,6 +131,10 @@ func report(w io.Writer, clusterName string, c *config, cs []*contender, res map
 			r := s.wall.Seconds() / ref.wall.Seconds()
 			rows = append(rows, goalRow{k.name + ": wall / " + g.wallRef, fmt.Sprintf("%.2fx", r), fmt.Sprintf("<= %.1fx", g.wallMax), verdict(r, g.wallMax)})
 		}
+		if ref, ok := st[g.wallRef]; ok && g.userMax > 0 && ref.user > 0 {
+			r := s.user.Seconds() / ref.user.Seconds()
+			rows = append(rows, goalRow{k.name + ": user CPU / " + g.wallRef, fmt.Sprintf("%.2fx", r), fmt.Sprintf("<= %.1fx", g.userMax), verdict(r, g.userMax)})
+		}
 		if g.rssMaxMiB > 0 {
 			rows = append(rows, goalRow{k.name + ": peak RSS", fmt.Sprintf("%.0f MiB", mib(s.rssKiB)), fmt.Sprintf("<= %.0f MiB", g.rssMaxMiB), verdict(mib(s.rssKiB), g.rssMaxMiB)})
 		}
@@ -157,7 +161,7 @@ func report(w io.Writer, clusterName string, c *config, cs []*contender, res map
 	}
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "goals (issues 9 and 10):")
+	fmt.Fprintln(w, "goals (issues 9, 10, 17 and 22):")
 	cols := [3]int{len("goal"), len("measured"), len("target")}
 	for _, r := range rows {
 		cols[0], cols[1], cols[2] = max(cols[0], len(r.what)), max(cols[1], len(r.measured)), max(cols[2], len(r.target))
