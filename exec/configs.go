@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kql-dev/kql/kafka"
@@ -103,11 +104,14 @@ func (s *Session) showConfigs(ctx context.Context, st *lang.ShowConfigs) (result
 // echoed either. Kafka types some configs PASSWORD whose names say nothing
 // of a password: the PEM certificates of ssl.keystore.certificate.chain and
 // ssl.truststore.certificates (KIP-651), and private-key passphrases.
-var sensitiveName = regexp.MustCompile(`(?i)password|passphrase|secret|jaas|credential|certificate|private|\.key$|token`)
+// Compiled on first use, not at every start.
+var sensitiveName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)password|passphrase|secret|jaas|credential|certificate|private|\.key$|token`)
+})
 
 // SecretConfig reports whether a config's value is never echoed, whatever
 // the broker says of it: by its name alone, before any broker was asked.
-func SecretConfig(name string) bool { return sensitiveName.MatchString(name) }
+func SecretConfig(name string) bool { return sensitiveName().MatchString(name) }
 
 // Redacted returns stmt for showing to a person (the text that names a
 // failed statement): an ALTER ... SET whose configs are secrets gets a
@@ -175,7 +179,7 @@ func (s *Session) alterConfigs(ctx context.Context, st *lang.AlterConfigs) (resu
 	rows := make([]result.Row, 0, len(ops))
 	for _, op := range ops {
 		o, n := old[op.Name], now[op.Name]
-		secret := sensitiveName.MatchString(op.Name) || o.Sensitive || n.Sensitive
+		secret := sensitiveName().MatchString(op.Name) || o.Sensitive || n.Sensitive
 		rows = append(rows, result.Row{resourceLabel(st.Resource), op.Name, shown(o, secret), shown(n, secret)})
 	}
 	res := result.NewSlice(alterCols, rows)
@@ -191,7 +195,7 @@ func describeOps(ops []kafka.AlterOp) string {
 		switch {
 		case op.Value == nil:
 			parts[i] = "UNSET " + op.Name
-		case sensitiveName.MatchString(op.Name):
+		case sensitiveName().MatchString(op.Name):
 			parts[i] = op.Name + " = " + hidden
 		default:
 			parts[i] = op.Name + " = " + lang.Quote([]byte(*op.Value))

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/participle/v2"
@@ -299,7 +300,7 @@ func (p *exprParser) pattern() (patternTok, error) {
 // signedNumber reports whether t is a number the lexer read with its sign
 // (a -5), which after an operand is the operator and a number.
 func signedNumber(t *lexer.Token) bool {
-	return (t.Type == ttNumber || t.Type == ttDuration && decimalRe.MatchString(t.Value)) &&
+	return (t.Type == ttNumber || t.Type == ttDuration && decimalRe().MatchString(t.Value)) &&
 		(strings.HasPrefix(t.Value, "-") || strings.HasPrefix(t.Value, "+"))
 }
 
@@ -395,7 +396,10 @@ func (p *exprParser) unary() (Expr, error) {
 
 // decimalRe is what a decimal literal looks like; the lexer reads 1.5 as a
 // digit-led word, as it reads durations.
-var decimalRe = regexp.MustCompile(`^[+-]?[0-9]+(\.[0-9]+)?([eE][0-9]+)?$`)
+// Compiled on first use, not at every start.
+var decimalRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?[0-9]+(\.[0-9]+)?([eE][0-9]+)?$`)
+})
 
 func (p *exprParser) number(t *lexer.Token) Expr {
 	if t.Type == ttNumber {
@@ -427,7 +431,7 @@ func (p *exprParser) primary() (Expr, error) {
 			}
 			return p.note(&AgoLit{Ago: d}, t.Pos), nil
 		}
-		if decimalRe.MatchString(t.Value) {
+		if decimalRe().MatchString(t.Value) {
 			return p.number(t), nil
 		}
 		p.fail(t.Pos, t.Value+" is not a number", "a duration is a point in time only with AGO, as in 15m AGO; a decimal is written 1.5")

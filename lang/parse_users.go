@@ -187,7 +187,7 @@ func (ps *parseState) quotaKey(at *gName, ent QuotaEntity) (QuotaKey, *Error) {
 func (ps *parseState) quotaValue(key QuotaKey, g *gQuotaNum) (float64, *Error) {
 	text := g.Num + g.Dec
 	v, err := strconv.ParseFloat(text, 64)
-	if err != nil || g.Dec != "" && !decimalRe.MatchString(g.Dec) {
+	if err != nil || g.Dec != "" && !decimalRe().MatchString(g.Dec) {
 		e := ps.errAt(g.Pos, "%s is not a number", text)
 		e.Hint = key.Name + " takes a number, as in " + key.Name + " = 1048576"
 		return 0, e

@@ -310,7 +310,11 @@ func readDescriptorSet(path string) (*protoregistry.Files, error) {
 	for _, f := range set.File {
 		have[f.GetName()] = true
 	}
-	for _, f := range set.File {
+	// Index, not range: a built-in file added here has imports of its own
+	// (cpp_features.proto and go_features.proto import descriptor.proto,
+	// api.proto imports type.proto), which the set may not hold either.
+	for i := 0; i < len(set.File); i++ {
+		f := set.File[i]
 		for _, dep := range f.GetDependency() {
 			if have[dep] {
 				continue

@@ -348,3 +348,40 @@ func TestLocalProtobufSymlinks(t *testing.T) {
 	require.NoError(t, err)
 	requireSameJSON(t, []byte(orderJSON), out)
 }
+
+// A descriptor set written without --include_imports holds only the user's
+// files; the built-in files they import are taken from kql, and so must be
+// the built-in files those import in turn: protoc's C++ and Java feature
+// files import descriptor.proto, api.proto imports type.proto and
+// source_context.proto. Taking only the first level left the set
+// unresolvable, with an error that named no file and said nothing to do.
+func TestLocalDescriptorSetWithoutImportsOfBuiltinFiles(t *testing.T) {
+	const src = `edition = "2023";
+package feat;
+import "google/protobuf/api.proto";
+import "google/protobuf/cpp_features.proto";
+import "google/protobuf/java_features.proto";
+option features.(pb.cpp).legacy_closed_enum = true;
+option features.(pb.java).utf8_validation = VERIFY;
+message Svc { string name = 1; google.protobuf.Api api = 2; }
+`
+	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
+		Accessor: protocompile.SourceAccessorFromMap(map[string]string{"feat.proto": src}),
+	})}
+	files, err := c.Compile(context.Background(), "feat.proto")
+	require.NoError(t, err)
+	b, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{protodesc.ToFileDescriptorProto(files[0])}})
+	require.NoError(t, err)
+	set := filepath.Join(t.TempDir(), "feat.pb")
+	require.NoError(t, os.WriteFile(set, b, 0o644))
+
+	codec, err := NewLocal(LocalConfig{DescriptorSets: []string{set}}).Codec(LocalSpec{Format: FormatProtobuf, Name: "feat.Svc"})
+	require.NoError(t, err)
+	const js = `{"name":"orders","api":{"name":"acme.Orders","version":"v1"}}`
+	raw, err := codec.Encode([]byte(js))
+	require.NoError(t, err)
+	out, _, _, err := codec.Decode(nil, raw)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"name":"orders"`)
+	require.Contains(t, string(out), `"name":"acme.Orders"`)
+}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/bufbuild/protocompile"
 	"github.com/twmb/franz-go/pkg/sr"
+
+	_ "github.com/kql-dev/kql/schema/protofeatures" // before protocompile's init: see there
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"

@@ -150,7 +150,8 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 		}
 	}
 
-	// One-shot start-up cost: SHOW TOPICS against kcat's metadata listing.
+	// One-shot start-up cost: SHOW TOPICS against kcat's metadata listing
+	// (issue 22: at most kcat's wall time).
 	topicLine := func(path string) error { return checkContains(path, c.topic) }
 	if e.kcat != "" {
 		cs = append(cs,

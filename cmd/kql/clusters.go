@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // A cluster profile is a Kafka client properties file (what --command-config
@@ -25,7 +26,10 @@ type profile struct {
 const profileExt = ".properties"
 
 // profileNameRE is what a profile name may be: a file name without a path.
-var profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// Compiled on first use, not at every start.
+var profileNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+})
 
 // profileDir is where profiles live: $XDG_CONFIG_HOME/kql/clusters, else
 // ~/.config/kql/clusters (the XDG default, as kaf's ~/.kaf is not).
@@ -57,7 +61,7 @@ func listProfiles(dir string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), profileExt)
-		if ok && !e.IsDir() && profileNameRE.MatchString(name) {
+		if ok && !e.IsDir() && profileNameRE().MatchString(name) {
 			names = append(names, name)
 		}
 	}
@@ -72,7 +76,7 @@ func loadProfile(getenv func(string) string, name string) (*profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !profileNameRE.MatchString(name) {
+	if !profileNameRE().MatchString(name) {
 		return nil, fmt.Errorf("cluster profile %q: a profile name is a file name without %s (letters, digits, '.', '_', '-'), as in kql -c prod for %s",
 			name, profileExt, filepath.Join(dir, "prod"+profileExt))
 	}
