@@ -1,14 +1,13 @@
 package exec
 
 import (
-	"github.com/kql-dev/kql/kafka/kafkatest"
-
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/kafka/kafkatest"
 )
 
 // The log's start can pass the latest offset answered a moment before

@@ -5,8 +5,6 @@ package kafka
 // fails is a failure naming it and its broker, never a zero.
 
 import (
-	"github.com/kql-dev/kql/kafka/kafkatest"
-
 	"context"
 	"slices"
 	"sync"
@@ -18,6 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/kafka/kafkatest"
 )
 
 // listOffsetsSeen is one ListOffsets a broker received.

@@ -151,14 +151,21 @@ type Writer struct {
 	txns      int
 }
 
-// NewWriter starts a transactional producer and registers its
-// transactional id with the coordinator (FindCoordinator, InitProducerId)
-// before anything is read, so that a principal that may not write
-// transactions fails before the statement consumes its input.
 // writerRetryBackoff is how soon the writer retries a batch a broker
 // answered with a retriable error (Kafka's retry.backoff.ms).
 const writerRetryBackoff = 100 * time.Millisecond
 
+// writerUnknownTopicWait is how long the writer keeps retrying a partition
+// its leader answers UNKNOWN_TOPIC_OR_PARTITION (a topic created a moment
+// ago whose metadata has not reached that broker yet, or one deleted under
+// the statement). kgo counts retries, not time (4 by default): at one
+// retry per writerRetryBackoff that would be half a second.
+const writerUnknownTopicWait = 10 * time.Second
+
+// NewWriter starts a transactional producer and registers its
+// transactional id with the coordinator (FindCoordinator, InitProducerId)
+// before anything is read, so that a principal that may not write
+// transactions fails before the statement consumes its input.
 func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, error) {
 	if cfg.TransactionalID == "" {
 		return nil, errors.New("kafka writer: no transactional id")
@@ -192,6 +199,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		// after retry.backoff.ms (100 ms); a refresh at most every 100 ms
 		// does the same.
 		kgo.MetadataMinAge(writerRetryBackoff),
+		kgo.UnknownTopicRetries(int(writerUnknownTopicWait / writerRetryBackoff)),
 		kgo.WithHooks(writeTrace{c}),
 		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}

@@ -56,3 +56,45 @@ func TestWriterRetriesConcurrentTransactionsPromptly(t *testing.T) {
 	require.Equal(t, 12, w.Transactions())
 	require.GreaterOrEqual(t, produces.Load(), int64(24), "every transaction's Produce was answered CONCURRENT_TRANSACTIONS once")
 }
+
+// A leader that does not know a partition's topic yet (a topic created a
+// moment ago, whose metadata has not reached that broker) answers Produce
+// UNKNOWN_TOPIC_OR_PARTITION. Kafka's producer retries it until its
+// delivery timeout; kgo gives up after its 4th retry, which at the writer's
+// 100 ms metadata refreshes is half a second, where kgo's 5-second
+// refreshes gave it 20 s. Eight refusals in a row (about a second) do not
+// fail the transaction.
+func TestWriterRidesOutALeaderThatDoesNotKnowTheTopicYet(t *testing.T) {
+	f := newTracedFake(t)
+	f.topic(t, "t", 3)
+	var refused atomic.Int64
+	f.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		req := kr.(*kmsg.ProduceRequest)
+		if req.TransactionID == nil || refused.Load() >= 8 {
+			return nil, nil, false
+		}
+		refused.Add(1)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.UnknownTopicOrPartition.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	w, err := f.cl.NewWriter(ctx, WriterConfig{TransactionalID: NewTransactionalID("test"), MaxTxnRecords: 1})
+	require.NoError(t, err)
+	defer w.Close()
+	committed, err := w.Write(ctx, &OutRecord{Topic: "t", Partition: 1, Value: []byte("v")})
+	require.NoError(t, err)
+	require.True(t, committed)
+	require.Equal(t, int64(8), refused.Load(), "every refusal was retried")
+}

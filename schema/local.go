@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
 	"strings"
@@ -419,7 +420,12 @@ func editDistance(a, b string) int {
 func avroFileCodec(spec LocalSpec) (*LocalCodec, error) {
 	b, err := os.ReadFile(spec.Name)
 	if err != nil {
-		return nil, fmt.Errorf("avro:%s: %w", spec.Name, err)
+		// The path once: os's error repeats it after "open".
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot read the Avro schema file %s: %w", spec.Name, err)
 	}
 	var v any
 	if err := json.Unmarshal(b, &v); err != nil {
