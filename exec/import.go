@@ -107,13 +107,13 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
 	committedLine := 0
-	write := func(rec *kafka.OutRecord, line int) error {
+	write := func(rec *kafka.OutRecord, line int) (bool, error) {
 		committed, err := w.Write(ctx, rec)
 		prog.Wrote(rec.Size())
 		if committed {
 			committedLine = line
 		}
-		return err
+		return committed, err
 	}
 	if spill != nil {
 		prog.Begin(spill.records, 0)
@@ -122,7 +122,10 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		prog.Begin(0, fileSize(src.File, stream))
 		var mp importMapper
 		// The producer sends a record's bytes after Write returns: KeepBytes.
-		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, write)
+		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
+			_, err := write(rec, line)
+			return err
+		})
 	}
 	if err == nil {
 		err = w.Commit(ctx)

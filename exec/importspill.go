@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -50,7 +49,6 @@ type importSpill struct {
 	blocks  [][]byte // in memory, while the whole spill is under the budget
 	inMem   int
 	f       *os.File // the spill file once over the budget
-	bw      *bufio.Writer
 	cur     []byte
 	last    int // the line of the last record added
 	records int64
@@ -64,6 +62,13 @@ func newImportSpill() *importSpill { return &importSpill{cur: make([]byte, 0, sp
 func (s *importSpill) add(rec *kafka.OutRecord, line int) {
 	if s.err != nil {
 		return
+	}
+	need := 40 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
+	for _, h := range rec.Headers {
+		need += 20 + len(h.Key) + len(h.Value)
+	}
+	if len(s.cur) > 0 && len(s.cur)+need > cap(s.cur) {
+		s.seal() // a block is never reallocated by growing past its size
 	}
 	b := s.cur
 	b = binary.AppendUvarint(b, uint64(line-s.last))
@@ -104,9 +109,6 @@ func (s *importSpill) add(rec *kafka.OutRecord, line int) {
 	}
 	s.cur = b
 	s.records++
-	if len(b) >= spillBlock {
-		s.seal()
-	}
 }
 
 // seal ends the block being filled.
@@ -127,7 +129,7 @@ func (s *importSpill) seal() {
 			return
 		}
 		os.Remove(f.Name()) // the open file is all that is left of it
-		s.f, s.bw = f, bufio.NewWriterSize(f, 1<<20)
+		s.f = f
 		for _, blk := range s.blocks {
 			s.writeBlock(blk)
 		}
@@ -143,11 +145,11 @@ func (s *importSpill) writeBlock(b []byte) {
 	}
 	var n [4]byte
 	binary.LittleEndian.PutUint32(n[:], uint32(len(b)))
-	if _, err := s.bw.Write(n[:]); err != nil {
+	if _, err := s.f.Write(n[:]); err != nil {
 		s.fail(err)
 		return
 	}
-	if _, err := s.bw.Write(b); err != nil {
+	if _, err := s.f.Write(b); err != nil {
 		s.fail(err)
 	}
 }
@@ -166,9 +168,7 @@ func (s *importSpill) fail(err error) {
 func (s *importSpill) finish() error {
 	s.seal()
 	if s.err == nil && s.f != nil {
-		if err := s.bw.Flush(); err != nil {
-			s.fail(err)
-		} else if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			s.fail(err)
 		}
 	}
@@ -184,10 +184,13 @@ func (s *importSpill) Close() {
 	s.blocks = nil
 }
 
-// each hands fn every record added (of topic), in order, with its input line. The
-// record is reused for the next one; its Key, Value and header Values stay
-// valid after fn returns (a producer sends them later).
-func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.OutRecord, int) error) error {
+// each hands fn every record added (of topic), in order, with its input
+// line. The record is reused for the next one; its Key, Value and header
+// Values stay valid after fn returns (a producer sends them later) until
+// fn reports released: nothing handed out so far is used any more (its
+// transaction is committed), and the blocks read from the file before the
+// current one are read into again.
+func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.OutRecord, int) (released bool, err error)) error {
 	d := spillDecoder{topic: topic, keys: map[string]string{}}
 	if s.f == nil {
 		for _, blk := range s.blocks {
@@ -197,17 +200,30 @@ func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.Out
 		}
 		return nil
 	}
-	br := bufio.NewReaderSize(s.f, 64<<10)
+	var inUse, free [][]byte
+	d.released = func() {
+		if n := len(inUse) - 1; n > 0 {
+			free = append(free, inUse[:n]...)
+			inUse = append(inUse[:0], inUse[n])
+		}
+	}
 	for {
 		var n [4]byte
-		if _, err := io.ReadFull(br, n[:]); err != nil {
+		if _, err := io.ReadFull(s.f, n[:]); err != nil {
 			if err == io.EOF {
 				return nil
 			}
 			return fmt.Errorf("reading the import's spill of checked records: %w", err)
 		}
-		blk := make([]byte, binary.LittleEndian.Uint32(n[:])) // the producer keeps pointing into it
-		if _, err := io.ReadFull(br, blk); err != nil {
+		size := int(binary.LittleEndian.Uint32(n[:]))
+		var blk []byte
+		if k := len(free) - 1; k >= 0 && cap(free[k]) >= size {
+			blk, free = free[k][:size], free[:k]
+		} else {
+			blk = make([]byte, size)
+		}
+		inUse = append(inUse, blk)
+		if _, err := io.ReadFull(s.f, blk); err != nil {
 			return fmt.Errorf("reading the import's spill of checked records: %w", err)
 		}
 		if err := d.block(ctx, blk, fn); err != nil {
@@ -221,11 +237,14 @@ type spillDecoder struct {
 	rec   kafka.OutRecord
 	line  int
 	keys  map[string]string // header keys, one string each
+	// released is called when fn says the records handed out so far
+	// are no longer used.
+	released func()
 }
 
 var errSpillCorrupt = errors.New("the import's spill of checked records is corrupt")
 
-func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) error) error {
+func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) (bool, error)) error {
 	bad := false // b ended inside a record: the spill is corrupt
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -292,8 +311,12 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		if bad {
 			return errSpillCorrupt
 		}
-		if err := fn(r, d.line); err != nil {
+		released, err := fn(r, d.line)
+		if err != nil {
 			return err
+		}
+		if released && d.released != nil {
+			d.released()
 		}
 	}
 	return nil

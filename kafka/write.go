@@ -134,9 +134,14 @@ type Writer struct {
 	txnRecords int
 	txnBytes   int64
 
-	recs    []kgo.Record       // the block records are carved from (newRecord)
-	hdrs    []kgo.RecordHeader // the block headers are carved from
-	promise func(*kgo.Record, error)
+	recs []kgo.Record       // the block records are carved from (newRecord)
+	hdrs []kgo.RecordHeader // the block headers are carved from
+	// The record blocks of the open transaction, carved from again once
+	// it is committed (the producer has let go of every record by then):
+	// at most maxReusedBlocks of them, so that a big transaction does not
+	// keep its blocks alive until its commit.
+	txnBlocks, freeBlocks [][]kgo.Record
+	promise               func(*kgo.Record, error)
 
 	hasErr atomic.Bool // firstErr is set: Write checks this, not the mutex, per record
 
@@ -260,10 +265,18 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 // the producer holds any record of it.
 func (w *Writer) newRecord(n int) *kgo.Record {
 	if len(w.recs) == cap(w.recs) {
-		w.recs = make([]kgo.Record, 0, 512)
+		if k := len(w.freeBlocks) - 1; k >= 0 {
+			w.recs, w.freeBlocks = w.freeBlocks[k][:0], w.freeBlocks[:k]
+		} else {
+			w.recs = make([]kgo.Record, 0, 512)
+		}
+		if len(w.txnBlocks) < maxReusedBlocks {
+			w.txnBlocks = append(w.txnBlocks, w.recs)
+		}
 	}
 	w.recs = w.recs[:len(w.recs)+1]
 	r := &w.recs[len(w.recs)-1]
+	*r = kgo.Record{} // a reused block holds a committed record
 	if n > 0 {
 		if cap(w.hdrs)-len(w.hdrs) < n {
 			w.hdrs = make([]kgo.RecordHeader, 0, max(1024, n))
@@ -274,6 +287,10 @@ func (w *Writer) newRecord(n int) *kgo.Record {
 	}
 	return r
 }
+
+// maxReusedBlocks bounds the record blocks kept for the next transaction
+// (512 records each).
+const maxReusedBlocks = 32
 
 // written is every record's promise: the producer's answer for it.
 func (w *Writer) written(r *kgo.Record, err error) {
@@ -380,6 +397,10 @@ func (w *Writer) Commit(ctx context.Context) error {
 	clear(w.pending)
 	w.lastPW = nil
 	w.mu.Unlock()
+	// Flush returned: every record's promise has run, and the producer
+	// holds none of them.
+	w.freeBlocks = append(w.freeBlocks, w.txnBlocks...)
+	w.txnBlocks, w.recs = w.txnBlocks[:0], nil
 	return nil
 }
 
