@@ -27,8 +27,8 @@ import (
 //
 // Writing in one transaction for the whole file, aborted on a bad line,
 // would decode once without a spill, but an aborted transaction is still
-// written: its records take offsets and read_uncommitted readers (kql's
-// SELECT by default) see them. That is not "nothing is written".
+// written: its records take offsets, and read_uncommitted readers (kcat,
+// a Java consumer's default) see them. That is not "nothing is written".
 
 // spillMemBudget is how much spill stays in memory before it goes to a
 // file; tests lower it.
