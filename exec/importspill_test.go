@@ -66,5 +66,25 @@ func TestImportSpilledToAFile(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, recordsOf(want, true), recordsOf(committedEventually(t, s, dst, len(want)), true))
 		})
+
+		t.Run("a spill that cannot be written decodes the file again", func(t *testing.T) {
+			src, cl, _ := createSpreadTopic(t, b)
+			var recs []*kgo.Record
+			for c := range 20 { // 480 records: past the budget, 5 transactions
+				for _, r := range awkwardRecords(src) {
+					r.Timestamp = r.Timestamp.Add(time.Duration(c) * 24 * time.Second)
+					recs = append(recs, r)
+				}
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+			want := committedEventually(t, s, src, len(recs))
+			path := export(t, s, src, "jsonl")
+			dst := kafkatest.TopicName(t)
+			kafkatest.CreateTopic(t, b, dst, 6, 3, nil)
+			t.Setenv("TMPDIR", filepath.Join(filepath.Dir(path), "no such directory"))
+			_, err := importFile(t, s, dst, path, "jsonl", true)
+			require.NoError(t, err)
+			require.Equal(t, recordsOf(want, true), recordsOf(committedEventually(t, s, dst, len(want)), true))
+		})
 	})
 }
