@@ -1,15 +1,21 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kql-dev/kql/lang"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 )
@@ -87,4 +93,84 @@ func TestImportSpilledToAFile(t *testing.T) {
 			require.Equal(t, recordsOf(want, true), recordsOf(committedEventually(t, s, dst, len(want)), true))
 		})
 	})
+}
+
+// spillFilesOpen counts this process's open descriptors of an import's
+// spill file (unlinked, so its link ends in "(deleted)").
+func spillFilesOpen(t *testing.T) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	n := 0
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.Contains(target, "kql-import-") && strings.Contains(target, ".spill") {
+			n++
+		}
+	}
+	return n
+}
+
+// A file import cancelled while it writes from its spill file: the error
+// names the last committed line, and the spill file, unlinked from the
+// start, is closed (its disk space freed) when the statement ends. The
+// cancel comes while the test holds the second commit on kfake's hooks.
+func TestImportFromASpillFileCancelledClosesIt(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 6)
+	lowSpillBudget(t)
+	var sb strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&sb, `{"key":"key-%d","value":"value %d, some text to fill the spill"}`+"\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "three-transactions.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(sb.String()), 0o600))
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var mu sync.Mutex
+	ended := 0
+	f.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		mu.Lock()
+		ended++
+		n := ended
+		mu.Unlock()
+		if n != 2 {
+			return nil, nil, false
+		}
+		close(held)
+		f.SleepControl(func() { <-release })
+		resp := req.ResponseKind().(*kmsg.EndTxnResponse)
+		resp.ErrorCode = kerr.TransactionAbortable.Code
+		return resp, nil, true
+	})
+
+	before := spillFilesOpen(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.sess.Execute(ctx, &lang.Produce{Topic: "dst", From: &lang.ImportSource{File: path, Format: "jsonl"}})
+		done <- err
+	}()
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("the import ended (%v) before its second commit", err)
+	}
+	require.Equal(t, before+1, spillFilesOpen(t), "the spill is in a file while the import writes")
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, entries, "the spill file is unlinked while open")
+	cancel()
+	err = <-done
+	once.Do(func() { close(release) })
+	require.ErrorContains(t, err, "cancelled")
+	require.ErrorContains(t, err, "input lines 1-100 were committed (1 transaction)")
+	require.Equal(t, before, spillFilesOpen(t), "the spill file is closed when the statement ends")
+	require.Len(t, committedRows(t, f.sess, "dst"), 100)
 }
