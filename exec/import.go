@@ -184,12 +184,12 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 	key, value := in.Key, in.Value
 	var err error
 	if st.KeySchema != nil && key != nil {
-		if key, _, err = s.encodeLiteral(ctx, "key", &lang.Literal{Bytes: key}, st.KeySchema); err != nil {
+		if key, err = s.encodeImported(ctx, "KEY", key, st.KeySchema); err != nil {
 			return ingest.FieldError(name, in, "key", err.Error())
 		}
 	}
 	if st.ValueSchema != nil && value != nil {
-		if value, _, err = s.encodeLiteral(ctx, "value", &lang.Literal{Bytes: value}, st.ValueSchema); err != nil {
+		if value, err = s.encodeImported(ctx, "VALUE", value, st.ValueSchema); err != nil {
 			return ingest.FieldError(name, in, "value", err.Error())
 		}
 	}
@@ -219,6 +219,21 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 		rec.Headers = append(rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
 	}
 	return nil
+}
+
+// encodeImported encodes an imported key or value (JSON text) with its
+// SCHEMA clause. Its error is the registry's alone: the caller names the
+// line and the field, and the import says once that nothing was written
+// (encodeLiteral's wording, made for one PRODUCE, said both twice).
+func (s *Session) encodeImported(ctx context.Context, side string, text []byte, ref *lang.SchemaRef) ([]byte, error) {
+	if s.Registry == nil {
+		return nil, errNoRegistry("PRODUCE ... FROM ... " + side + " SCHEMA")
+	}
+	enc, err := s.Registry.Encode(ctx, schemaRef(ref), text)
+	if err != nil {
+		return nil, err
+	}
+	return enc.Bytes, nil
 }
 
 func hasPartition(t *kafka.Topic, p int32) bool {

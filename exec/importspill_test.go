@@ -15,9 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kql-dev/kql/lang"
-
 	"github.com/kql-dev/kql/kafka/kafkatest"
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
 )
 
 // lowSpillBudget makes every import's spill of checked records go to its
@@ -173,4 +173,49 @@ func TestImportFromASpillFileCancelledClosesIt(t *testing.T) {
 	require.ErrorContains(t, err, "input lines 1-100 were committed (1 transaction)")
 	require.Equal(t, before, spillFilesOpen(t), "the spill file is closed when the statement ends")
 	require.Len(t, committedRows(t, f.sess, "dst"), 100)
+}
+
+// A file imported through VALUE SCHEMA keeps the encoded values in its
+// spill: a value that does not fit the schema on the last line writes
+// nothing and names the line, and a good file reads back as the JSON it
+// was written as, every value encoded with the subject's latest schema.
+func TestImportThroughAValueSchemaSpilledToAFile(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		dst, _, _ := createSpreadTopic(t, b)
+		fx := registerSchemas(t, testRegistryURL(t, b), dst)
+		s, _ := session(t, b)
+		s.Registry = fx.reg
+		lowSpillBudget(t)
+		var sb strings.Builder
+		const n = 250 // 3 transactions, past the in-memory budget
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&sb, `{"key":"k-%d","value":"{\"id\": %d, \"amount\": 1.5, \"at\": 0, \"status\": \"PAID\", \"note\": \"payment number %d\"}"}`+"\n", i, i, i)
+		}
+		good := sb.String()
+		dir := t.TempDir()
+		bad := filepath.Join(dir, "bad.jsonl")
+		require.NoError(t, os.WriteFile(bad, []byte(good+`{"key":"k-x","value":"{\"id\": \"not a number\"}"}`+"\n"), 0o600))
+		_, _, err := run(t, s, &lang.Produce{Topic: dst, From: &lang.ImportSource{File: bad, Format: "jsonl"}, ValueSchema: &lang.SchemaRef{Subject: fx.avroSubject}})
+		require.ErrorContains(t, err, fmt.Sprintf("%s:%d:", bad, n+1))
+		require.ErrorContains(t, err, ": value: subject "+fx.avroSubject)
+		require.ErrorContains(t, err, `field id: expected an integer, got "not a number"`)
+		require.Equal(t, 1, strings.Count(err.Error(), "nothing was written"), "said once: %v", err)
+		requireEmpty(t, s, dst)
+
+		path := filepath.Join(dir, "good.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(good), 0o600))
+		_, _, err = run(t, s, &lang.Produce{Topic: dst, From: &lang.ImportSource{File: path, Format: "jsonl"}, ValueSchema: &lang.SchemaRef{Subject: fx.avroSubject}})
+		require.NoError(t, err)
+		committedEventually(t, s, dst, n)
+		rows, _, _ := query(t, s, fmt.Sprintf("SELECT key, value, value_schema_id FROM %s LIMIT ALL", lang.QuoteName(dst)))
+		require.Len(t, rows, n)
+		got := map[string]string{}
+		for _, r := range rows {
+			require.EqualValues(t, fx.avroV2, r[2])
+			got[string(r[0].([]byte))] = string(r[1].(result.JSON))
+		}
+		for i := 1; i <= n; i++ {
+			require.Equal(t, fmt.Sprintf(`{"id":%d,"amount":1.50,"at":"1970-01-01T00:00:00.000Z","status":"PAID","note":"payment number %d"}`, i, i), got[fmt.Sprint("k-", i)])
+		}
+	})
 }
