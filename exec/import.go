@@ -14,9 +14,9 @@ import (
 	"github.com/kql-dev/kql/result"
 )
 
-// PRODUCE INTO t FROM FILE 'path' | FROM STDIN: an import. A file is read
-// twice: once to check every record (a bad one anywhere writes nothing),
-// then to write it. Stdin, and a file that is not a regular file (a named
+// PRODUCE INTO t FROM FILE 'path' | FROM STDIN: an import. A file is
+// checked whole first (a bad record anywhere writes nothing), and what the
+// check decoded is written (importspill.go). Stdin, and a file that is not a regular file (a named
 // pipe), can be read only once, so it is written as it comes, in
 // transactions of bounded size; a failure aborts the open one and the
 // error says which input line was the last committed.
@@ -68,43 +68,65 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		}
 		return f, src.File, nil
 	}
+	// A file is checked whole before anything is written, and what the
+	// check decoded is kept for the write (importspill.go).
+	var spill *importSpill
 	if !stream {
-		// Every record is checked before the first is written: a scan in
-		// lanes that keeps nothing (its memory is reused batch by batch).
 		in, name, err := open()
 		if err != nil {
 			return nil, err
 		}
-		mp := importMapper{check: true}
-		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(*kafka.OutRecord, int) error { return nil })
+		spill = newImportSpill()
+		defer spill.Close()
+		mp := importMapper{stampLater: true}
+		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, line int) error {
+			spill.add(rec, line)
+			return nil
+		})
 		in.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%w; nothing was written", err)
 		}
+		if spill.finish() != nil {
+			spill.Close()
+			spill = nil // decode the file again
+		}
 	}
-	in, name, err := open()
-	if err != nil {
-		return nil, err
+	var in io.ReadCloser
+	name := src.File
+	if spill == nil {
+		if in, name, err = open(); err != nil {
+			return nil, err
+		}
+		defer in.Close()
 	}
-	defer in.Close()
 	w, err := s.cl.NewWriter(ctx, kafka.WriterConfig{TransactionalID: kafka.NewTransactionalID("import"), MaxTxnRecords: importTxnRecords})
 	if err != nil {
 		return nil, err
 	}
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
-	prog.Begin(0, fileSize(src.File, stream))
 	committedLine := 0
-	var mp importMapper
-	// The producer sends a record's bytes after Write returns: KeepBytes.
-	err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
+	write := func(rec *kafka.OutRecord, line int) (bool, error) {
 		committed, err := w.Write(ctx, rec)
 		prog.Wrote(rec.Size())
 		if committed {
 			committedLine = line
 		}
-		return err
-	})
+		return committed, err
+	}
+	if spill != nil {
+		prog.Begin(spill.records, 0)
+		err = spill.each(ctx, st.Topic, write)
+	} else {
+		prog.Begin(0, fileSize(src.File, stream))
+		var mp importMapper
+		// The producer sends a record's bytes after Write returns: KeepBytes.
+		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
+			_, err := write(rec, line)
+			return err
+		})
+	}
 	if err == nil {
 		err = w.Commit(ctx)
 	}
@@ -149,10 +171,9 @@ func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.T
 // partitioner without an allocation per record.
 type importMapper struct {
 	keys kafka.KeyPartitioner
-	// check: the check pass, which writes nothing: a keyed or keyless
-	// record's partition cannot be wrong, so it is not computed (murmur2
-	// of every key was a twelfth of the check's CPU).
-	check bool
+	// stampLater: a record to be stamped with the time of writing keeps
+	// a zero Timestamp (the spill's reader stamps it).
+	stampLater bool
 }
 
 // importedRecord maps in onto rec, a record of t (rec's header list is
@@ -163,12 +184,12 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 	key, value := in.Key, in.Value
 	var err error
 	if st.KeySchema != nil && key != nil {
-		if key, _, err = s.encodeLiteral(ctx, "key", &lang.Literal{Bytes: key}, st.KeySchema); err != nil {
+		if key, err = s.encodeImported(ctx, "KEY", key, st.KeySchema); err != nil {
 			return ingest.FieldError(name, in, "key", err.Error())
 		}
 	}
 	if st.ValueSchema != nil && value != nil {
-		if value, _, err = s.encodeLiteral(ctx, "value", &lang.Literal{Bytes: value}, st.ValueSchema); err != nil {
+		if value, err = s.encodeImported(ctx, "VALUE", value, st.ValueSchema); err != nil {
 			return ingest.FieldError(name, in, "value", err.Error())
 		}
 	}
@@ -182,7 +203,6 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 			return ingest.FieldError(name, in, "partition", fmt.Sprintf("KEEP PARTITION, but topic %q has no partition %d; its partitions are %s (add partitions, or import with PARTITION BY KEY)", t.Name, in.Partition, partitionRange(t)))
 		}
 		rec.Partition = in.Partition
-	case m.check:
 	case key != nil:
 		rec.Partition = m.keys.Partition(t.Name, key, len(t.Partitions))
 	default:
@@ -190,6 +210,8 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 	}
 	if !src.StampNow && !in.Timestamp.IsZero() {
 		rec.Timestamp = in.Timestamp
+	} else if m.stampLater {
+		rec.Timestamp = time.Time{}
 	} else {
 		rec.Timestamp = time.Now()
 	}
@@ -197,6 +219,21 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 		rec.Headers = append(rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
 	}
 	return nil
+}
+
+// encodeImported encodes an imported key or value (JSON text) with its
+// SCHEMA clause. Its error is the registry's alone: the caller names the
+// line and the field, and the import says once that nothing was written
+// (encodeLiteral's wording, made for one PRODUCE, said both twice).
+func (s *Session) encodeImported(ctx context.Context, side string, text []byte, ref *lang.SchemaRef) ([]byte, error) {
+	if s.Registry == nil {
+		return nil, errNoRegistry("PRODUCE ... FROM ... " + side + " SCHEMA")
+	}
+	enc, err := s.Registry.Encode(ctx, schemaRef(ref), text)
+	if err != nil {
+		return nil, err
+	}
+	return enc.Bytes, nil
 }
 
 func hasPartition(t *kafka.Topic, p int32) bool {

@@ -1,0 +1,110 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kql-dev/kql/kafka"
+)
+
+// spillCases are records whose every field a spill must give back byte for
+// byte: NULL and empty keys, values and header values, binary bytes,
+// repeated header keys, timestamps before the epoch, at it and none (the
+// time of writing), and a value bigger than a spill block.
+func spillCases() []kafka.OutRecord {
+	big := bytes.Repeat([]byte{0x00, 0xff, 'x'}, spillBlock/2) // 1.5 blocks
+	var out []kafka.OutRecord
+	for i := range 300 {
+		r := kafka.OutRecord{Topic: "t", Partition: int32(i % 7), Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf(`{"n":%d}`, i)),
+			Timestamp: time.UnixMilli(1_700_000_000_000 + int64(i))}
+		switch i % 10 {
+		case 1:
+			r.Key, r.Value = nil, nil // a tombstone without a key
+		case 2:
+			r.Key, r.Value = []byte{}, []byte{} // empty, not NULL
+		case 3:
+			r.Key, r.Value = []byte{0xff, 0x00, byte(i)}, []byte{0x80, 0x00, 0x81}
+		case 4:
+			r.Headers = []kafka.Header{{Key: "h", Value: []byte("1")}, {Key: "h", Value: nil}, {Key: "h", Value: []byte{}}, {Key: "", Value: []byte{0}}}
+		case 5:
+			r.Timestamp = time.UnixMilli(-1_234_567) // before the epoch
+		case 6:
+			r.Timestamp = time.UnixMilli(0) // the epoch, not "none"
+		case 7:
+			r.Timestamp = time.Time{} // stamped when written
+		case 8:
+			if i == 8 || i == 158 {
+				r.Value = big
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
+	for _, budget := range []int{8 << 20, 4 << 10} { // in memory; in its file
+		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
+			old := spillMemBudget
+			spillMemBudget = budget
+			t.Cleanup(func() { spillMemBudget = old })
+			t.Setenv("TMPDIR", t.TempDir())
+			want := spillCases()
+			s := newImportSpill()
+			defer s.Close()
+			for i := range want {
+				s.add(&want[i], 3*i+1)
+			}
+			require.NoError(t, s.finish())
+			require.Equal(t, budget < 1<<20, s.f != nil, "spilled to a file")
+			entries, err := os.ReadDir(os.Getenv("TMPDIR"))
+			require.NoError(t, err)
+			require.Empty(t, entries, "the spill file is unlinked")
+
+			// Records handed out stay intact until the writer says they
+			// are released (every 17th record here).
+			type held struct {
+				rec  kafka.OutRecord
+				want int
+			}
+			var since []held
+			i := 0
+			before := time.Now()
+			err = s.each(context.Background(), "dst", func(r *kafka.OutRecord, line int) (bool, error) {
+				require.Equal(t, 3*i+1, line)
+				since = append(since, held{kafka.OutRecord{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value,
+					Headers: append([]kafka.Header(nil), r.Headers...), Timestamp: r.Timestamp}, i})
+				i++
+				release := i%17 == 0
+				if release {
+					for _, h := range since {
+						w := want[h.want]
+						got := h.rec
+						require.Equal(t, "dst", got.Topic)
+						require.Equal(t, w.Partition, got.Partition, "record %d", h.want)
+						require.Equal(t, w.Key == nil, got.Key == nil, "record %d key NULL", h.want)
+						require.True(t, bytes.Equal(w.Key, got.Key), "record %d key", h.want)
+						require.Equal(t, w.Value == nil, got.Value == nil, "record %d value NULL", h.want)
+						require.True(t, bytes.Equal(w.Value, got.Value), "record %d value", h.want)
+						require.Equal(t, w.Headers, got.Headers, "record %d headers", h.want)
+						if w.Timestamp.IsZero() {
+							require.False(t, got.Timestamp.Before(before.Truncate(time.Millisecond)), "record %d stamped now", h.want)
+						} else {
+							require.Equal(t, w.Timestamp.UnixMilli(), got.Timestamp.UnixMilli(), "record %d timestamp", h.want)
+						}
+					}
+					since = since[:0]
+				}
+				return release, nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, len(want), i)
+		})
+	}
+}
