@@ -18,10 +18,15 @@ import (
 // waits for records that will not come.
 type FetchAnswer struct {
 	Records []*kgo.Record
-	Next    int64
-	LSO     int64
-	HWM     int64
-	Err     error // a decoding failure (bad CRC, unknown codec): the records before it are kept
+	// Keys are the records' (timestamp in ms, offset), Keys[i] of
+	// Records[i]: taken on the goroutine that decoded the records, while
+	// they are in its cache, so that the ordered merge compares keys in
+	// one array instead of reading three cache lines of every record.
+	Keys []RecordKey
+	Next int64
+	LSO  int64
+	HWM  int64
+	Err  error // a decoding failure (bad CRC, unknown codec): the records before it are kept
 	// Omitted says the leader left the partition out of its response: the
 	// response was full (Fetch's MaxBytes) before its turn. Nothing was
 	// read and nothing is wrong; ask again.
@@ -95,7 +100,7 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 						next = positions[tp]
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
-						Records: fp.Records, Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						Records: fp.Records, Keys: keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
 						WireBytes: len(rp.RecordBatches),
 					}})
 				}
@@ -140,4 +145,16 @@ func fetchTopics(m *Metadata, bparts []TopicPartition, offsets map[TopicPartitio
 		topics = append(topics, rt)
 	}
 	return topics
+}
+
+// keysOf is each record's (timestamp in ms, offset).
+func keysOf(recs []*kgo.Record) []RecordKey {
+	if len(recs) == 0 {
+		return nil
+	}
+	keys := make([]RecordKey, len(recs))
+	for i, rec := range recs {
+		keys[i] = RecordKey{rec.Timestamp.UnixMilli(), rec.Offset}
+	}
+	return keys
 }

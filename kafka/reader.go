@@ -104,6 +104,7 @@ type readPart struct {
 // chunk is one Fetch answer's records for one partition, in offset order.
 type chunk struct {
 	recs  []*kgo.Record
+	keys  []RecordKey // keys[i] is recs[i]'s (FetchAnswer.Keys)
 	bytes int64
 }
 
@@ -595,7 +596,7 @@ const maxStalls = 5
 // apply queues one partition's answer; the caller holds r.mu. first says
 // the partition came first in its broker's request.
 func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
-	recs := a.Records
+	recs, keys := a.Records, a.Keys
 	// Records come in offset order; ProcessFetchPartition already left out
 	// those before the position. Cut those at or past the end.
 	if n := len(recs); n > 0 && recs[n-1].Offset >= p.end {
@@ -605,7 +606,7 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 			}
 			return 1
 		})
-		recs = recs[:i]
+		recs, keys = recs[:i], keys[:i]
 	}
 	if len(recs) > 0 {
 		var bytes int64
@@ -615,7 +616,7 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
 			}
 		}
-		p.queue = append(p.queue, chunk{recs: recs, bytes: bytes})
+		p.queue = append(p.queue, chunk{recs: recs, keys: keys, bytes: bytes})
 		r.buffered += bytes
 		if a.WireBytes > 0 && len(recs) == len(a.Records) {
 			// A moving average: one odd batch does not swing the asks.
@@ -713,33 +714,34 @@ func (r *Reader) LastErr() error {
 // ErrReaderClosed is returned by Take after Close.
 var ErrReaderClosed = errors.New("reader closed")
 
-// Take returns the next records of one partition, in offset order, waiting
-// for the fetch that brings them. It returns nil records when the
+// Take returns the next records of one partition, in offset order, and
+// their keys (keys[i] is recs[i]'s), waiting for the fetch that brings
+// them. It returns nil records when the
 // partition is done (its end reached, or failed: see Missing). The
 // records returned by the previous Take of this partition are released
 // from the budget: the consumer must be done with them. err is a
 // request-level failure or the statement's cancellation.
-func (r *Reader) Take(tp TopicPartition) ([]*kgo.Record, error) {
+func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.parts[tp]
 	if p == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	r.buffered -= p.held
 	p.held = 0
 	for len(p.queue) == 0 {
 		if p.failed || (p.pos >= p.end && !p.inflight) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if r.err != nil {
-			return nil, r.err
+			return nil, nil, r.err
 		}
 		if r.closed {
-			return nil, ErrReaderClosed
+			return nil, nil, ErrReaderClosed
 		}
 		if err := r.ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !p.wanted {
 			p.wanted = true
@@ -753,7 +755,7 @@ func (r *Reader) Take(tp TopicPartition) ([]*kgo.Record, error) {
 	p.queue = p.queue[1:]
 	p.held = c.bytes
 	r.cond.Broadcast() // room in the budget
-	return c.recs, nil
+	return c.recs, c.keys, nil
 }
 
 // NextUnread returns the offset of the first record of tp that Take has
