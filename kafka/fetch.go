@@ -53,6 +53,12 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 // parts: a broker fills its answer in request order and leaves out what
 // does not fit (Omitted).
 func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil)
+}
+
+// fetchOrdered is FetchOrdered decoding into a reader's pooled memory
+// (slabs; nil: none).
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, slabs *recordSlabs) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -95,12 +101,13 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 					}
 					fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition,
+						Pools: slabs.poolsIfFree(),
 					}, rp, decompressor, nil)
 					if next < positions[tp] {
 						next = positions[tp]
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
-						Records: fp.Records, Keys: keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						Records: fp.Records, Keys: slabs.keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
 						WireBytes: len(rp.RecordBatches),
 					}})
 				}
@@ -145,16 +152,4 @@ func fetchTopics(m *Metadata, bparts []TopicPartition, offsets map[TopicPartitio
 		topics = append(topics, rt)
 	}
 	return topics
-}
-
-// keysOf is each record's (timestamp in ms, offset).
-func keysOf(recs []*kgo.Record) []RecordKey {
-	if len(recs) == 0 {
-		return nil
-	}
-	keys := make([]RecordKey, len(recs))
-	for i, rec := range recs {
-		keys[i] = RecordKey{rec.Timestamp.UnixMilli(), rec.Offset}
-	}
-	return keys
 }

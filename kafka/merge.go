@@ -99,18 +99,22 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 		fillRecord(dst, rec, top.part, top.off, top.ts)
 		return true, nil
 	}
+	// The chunk's last record is copied out before the next chunk is
+	// taken: then the chunk is spent, and its records are recycled.
+	fillRecord(dst, rec, top.part, top.off, top.ts)
+	spent, spentKeys := s.recs, s.keys
 	ok, err := mg.refill(s)
 	if err != nil {
 		s.i-- // rec was not handed out: the next page starts at it
 		return false, err
 	}
+	mg.rd.Spent(spent, spentKeys)
 	if ok {
 		mg.heap[0] = headOf(s, int(top.src))
 		mg.heap.fixTop()
 	} else {
 		mg.heap.popTop()
 	}
-	fillRecord(dst, rec, top.part, top.off, top.ts)
 	return true, nil
 }
 
@@ -155,6 +159,7 @@ func (mg *Merge) Keys(dst *result.Record, keep func(*result.Record) bool) (map[T
 				}
 				out[s.tp] = append(out[s.tp], k)
 			}
+			mg.rd.Spent(recs, keys)
 		}
 	}
 	return out, nil

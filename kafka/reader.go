@@ -71,6 +71,11 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
+	// spent are chunks the consumer is done with, for a lane to recycle
+	// into slabs, the memory the reader's Fetches decode into (Spent,
+	// recordslabs.go); spentSpare is an emptied spent list to reuse.
+	spent, spentSpare []chunk
+	slabs             *recordSlabs
 	// waitBound is how long a partition may go without a leader that
 	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
 	// before the statement's deadline, so the read still ends with its
@@ -131,7 +136,7 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
-		parts: make(map[TopicPartition]*readPart, len(ranges))}
+		parts: make(map[TopicPartition]*readPart, len(ranges)), slabs: newRecordSlabs(budget)}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	// With a statement deadline, the wait ends a moment before it, to
@@ -275,6 +280,11 @@ func (r *Reader) needs(p *readPart) bool {
 func (r *Reader) lane(ps []*readPart) {
 	defer r.wg.Done()
 	lap := 0
+	// Reused from Fetch to Fetch (a read sends thousands): what each
+	// asks for, and each broker's first partition.
+	var order []TopicPartition
+	positions := map[TopicPartition]int64{}
+	first := map[int32]TopicPartition{}
 	for {
 		r.mu.Lock()
 		var batch []*readPart
@@ -330,8 +340,8 @@ func (r *Reader) lane(ps []*readPart) {
 				copy(rest, rotated)
 			}
 		}
-		order := make([]TopicPartition, len(batch))
-		positions := make(map[TopicPartition]int64, len(batch))
+		order = slices.Grow(order[:0], len(batch))[:len(batch)]
+		clear(positions)
 		sent := time.Now()
 		// The Fetch ends, answered or not, after fetchAnswerBound or when
 		// the first of its partitions has waited for a leader as long as
@@ -351,7 +361,11 @@ func (r *Reader) lane(ps []*readPart) {
 		}
 		m := r.m
 		ask := r.askBytes()
+		spent := r.spent
+		r.spent, r.spentSpare = r.spentSpare, nil
 		r.mu.Unlock()
+		r.slabs.recycle(spent) // off the consumer's goroutine, before the slabs are asked for again
+		clear(spent)
 
 		if refresh {
 			// A partition that lost its leader is asked where the
@@ -374,10 +388,13 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.FetchOrdered(actx, m, order, positions, ask, r.readCommitted)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.slabs)
 		cancel()
 
 		r.mu.Lock()
+		if r.spentSpare == nil {
+			r.spentSpare = spent[:0]
+		}
 		for _, p := range batch {
 			p.inflight = false
 		}
@@ -449,7 +466,7 @@ func (r *Reader) lane(ps []*readPart) {
 		// Only the first partition of a broker's request is sure to get
 		// a batch if it has one (KIP-74); the others may come back empty
 		// because the answer was full, which is no stall.
-		first := map[int32]TopicPartition{}
+		clear(first)
 		for _, tp := range order {
 			if l := leaderOf(m, tp); l >= 0 {
 				if _, ok := first[l]; !ok {
@@ -756,6 +773,15 @@ func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, 
 	p.held = c.bytes
 	r.cond.Broadcast() // room in the budget
 	return c.recs, c.keys, nil
+}
+
+// Spent hands back records and keys that Take returned and the consumer
+// will not read again (it copied out what it needed): a lane recycles
+// them into the memory the next Fetches decode into.
+func (r *Reader) Spent(recs []*kgo.Record, keys []RecordKey) {
+	r.mu.Lock()
+	r.spent = append(r.spent, chunk{recs: recs, keys: keys})
+	r.mu.Unlock()
 }
 
 // NextUnread returns the offset of the first record of tp that Take has
