@@ -56,9 +56,9 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil)
 }
 
-// fetchOrdered is FetchOrdered decoding into a reader's pooled memory
-// (slabs; nil: none).
-func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, slabs *recordSlabs) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+// fetchOrdered is FetchOrdered with the answers' key arrays from a
+// reader's pool (keys; nil: none).
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -101,13 +101,12 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 					}
 					fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
 						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition,
-						Pools: slabs.poolsIfFree(),
 					}, rp, decompressor, nil)
 					if next < positions[tp] {
 						next = positions[tp]
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
-						Records: fp.Records, Keys: slabs.keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						Records: fp.Records, Keys: keys.keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
 						WireBytes: len(rp.RecordBatches),
 					}})
 				}

@@ -100,7 +100,7 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 		return true, nil
 	}
 	// The chunk's last record is copied out before the next chunk is
-	// taken: then the chunk is spent, and its records are recycled.
+	// taken: then the chunk is spent, and its key array is reused.
 	fillRecord(dst, rec, top.part, top.off, top.ts)
 	spent, spentKeys := s.recs, s.keys
 	ok, err := mg.refill(s)

@@ -71,11 +71,11 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
-	// spent are chunks the consumer is done with, for a lane to recycle
-	// into slabs, the memory the reader's Fetches decode into (Spent,
-	// recordslabs.go); spentSpare is an emptied spent list to reuse.
+	// spent are chunks the consumer is done with, whose key arrays a lane
+	// puts back in keyPool for the next Fetches (Spent, keypool.go);
+	// spentSpare is an emptied spent list to reuse.
 	spent, spentSpare []chunk
-	slabs             *recordSlabs
+	keyPool           *keyPool
 	// waitBound is how long a partition may go without a leader that
 	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
 	// before the statement's deadline, so the read still ends with its
@@ -136,7 +136,7 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
-		parts: make(map[TopicPartition]*readPart, len(ranges)), slabs: newRecordSlabs(budget)}
+		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget)}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	// With a statement deadline, the wait ends a moment before it, to
@@ -364,7 +364,7 @@ func (r *Reader) lane(ps []*readPart) {
 		spent := r.spent
 		r.spent, r.spentSpare = r.spentSpare, nil
 		r.mu.Unlock()
-		r.slabs.recycle(spent) // off the consumer's goroutine, before the slabs are asked for again
+		r.keyPool.recycle(spent) // off the consumer's goroutine
 		clear(spent)
 
 		if refresh {
@@ -388,7 +388,7 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.slabs)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool)
 		cancel()
 
 		r.mu.Lock()
@@ -776,8 +776,8 @@ func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, 
 }
 
 // Spent hands back records and keys that Take returned and the consumer
-// will not read again (it copied out what it needed): a lane recycles
-// them into the memory the next Fetches decode into.
+// will not read again (it copied out what it needed): a lane puts the key
+// array back for the next Fetches to fill.
 func (r *Reader) Spent(recs []*kgo.Record, keys []RecordKey) {
 	r.mu.Lock()
 	r.spent = append(r.spent, chunk{recs: recs, keys: keys})
