@@ -131,6 +131,10 @@ func report(w io.Writer, clusterName string, c *config, cs []*contender, res map
 			r := s.wall.Seconds() / ref.wall.Seconds()
 			rows = append(rows, goalRow{k.name + ": wall / " + g.wallRef, fmt.Sprintf("%.2fx", r), fmt.Sprintf("<= %.1fx", g.wallMax), verdict(r, g.wallMax)})
 		}
+		if ref, ok := st[g.wallRef]; ok && g.userMax > 0 && ref.user > 0 {
+			r := s.user.Seconds() / ref.user.Seconds()
+			rows = append(rows, goalRow{k.name + ": user CPU / " + g.wallRef, fmt.Sprintf("%.2fx", r), fmt.Sprintf("<= %.1fx", g.userMax), verdict(r, g.userMax)})
+		}
 		if g.rssMaxMiB > 0 {
 			rows = append(rows, goalRow{k.name + ": peak RSS", fmt.Sprintf("%.0f MiB", mib(s.rssKiB)), fmt.Sprintf("<= %.0f MiB", g.rssMaxMiB), verdict(mib(s.rssKiB), g.rssMaxMiB)})
 		}
