@@ -22,6 +22,7 @@ type FetchAnswer struct {
 	// Records[i]: taken on the goroutine that decoded the records, while
 	// they are in its cache, so that the ordered merge compares keys in
 	// one array instead of reading three cache lines of every record.
+	// Only an ordered Reader's Fetches fill them (nil otherwise).
 	Keys []RecordKey
 	Next int64
 	LSO  int64

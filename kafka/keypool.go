@@ -37,24 +37,27 @@ func newKeyPool(budget int64) *keyPool {
 }
 
 // keysOf is each record's (timestamp in ms, offset), in a key array from
-// the pool when one is big enough.
+// the pool when one is big enough. A read with no pool (nil: FOLLOW's,
+// which hands records out as they come and compares no keys) gets none.
 func (p *keyPool) keysOf(recs []*kgo.Record) []RecordKey {
-	if len(recs) == 0 {
+	if len(recs) == 0 || p == nil {
 		return nil
 	}
 	var keys []RecordKey
-	if p != nil {
-		p.mu.Lock()
-		if l := len(p.keys); l > 0 && cap(p.keys[l-1]) >= len(recs) {
-			keys = p.keys[l-1][:len(recs)]
-			p.keys[l-1] = nil
-			p.keys = p.keys[:l-1]
-			p.pooled -= cap(keys)
-		}
-		p.mu.Unlock()
+	p.mu.Lock()
+	if l := len(p.keys); l > 0 && cap(p.keys[l-1]) >= len(recs) {
+		keys = p.keys[l-1][:len(recs)]
+		p.keys[l-1] = nil
+		p.keys = p.keys[:l-1]
+		p.pooled -= cap(keys)
 	}
+	p.mu.Unlock()
 	if keys == nil {
-		keys = make([]RecordKey, len(recs), max(len(recs), 256))
+		// A quarter spare, so that the next chunks, a little longer or
+		// shorter, reuse it; not a fixed minimum: a chunk of one small
+		// record (a tail, a topic of single-record batches) would hold
+		// kilobytes of keys that the budget does not count.
+		keys = make([]RecordKey, len(recs), len(recs)+len(recs)/4)
 	}
 	for i, rec := range recs {
 		keys[i] = RecordKey{rec.Timestamp.UnixMilli(), rec.Offset}
@@ -64,7 +67,7 @@ func (p *keyPool) keysOf(recs []*kgo.Record) []RecordKey {
 
 // recycle keeps the spent chunks' key arrays.
 func (p *keyPool) recycle(spent []chunk) {
-	if len(spent) == 0 {
+	if len(spent) == 0 || p == nil {
 		return
 	}
 	p.mu.Lock()

@@ -173,6 +173,9 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 	r := c.NewReader(ctx, m, nil, budget, readCommitted)
 	r.mu.Lock()
 	r.follow = true
+	// FOLLOW hands chunks out as they come (TakeAny) and never compares
+	// keys: its Fetches fill no key arrays (Take's keys are nil).
+	r.keyPool = nil
 	r.addLocked(starts)
 	r.startClockLocked() // retries and TakeAny's waits need a clock
 	r.mu.Unlock()
@@ -623,7 +626,10 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 			}
 			return 1
 		})
-		recs, keys = recs[:i], keys[:i]
+		recs = recs[:i]
+		if keys != nil {
+			keys = keys[:i]
+		}
 	}
 	if len(recs) > 0 {
 		var bytes int64
