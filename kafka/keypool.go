@@ -66,16 +66,16 @@ func (p *keyPool) keysOf(recs []*kgo.Record) []RecordKey {
 }
 
 // recycle keeps the spent chunks' key arrays.
-func (p *keyPool) recycle(spent []chunk) {
+func (p *keyPool) recycle(spent [][]RecordKey) {
 	if len(spent) == 0 || p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, c := range spent {
-		if cap(c.keys) > 0 && p.pooled+cap(c.keys) <= p.max {
-			p.keys = append(p.keys, c.keys)
-			p.pooled += cap(c.keys)
+	for _, keys := range spent {
+		if cap(keys) > 0 && p.pooled+cap(keys) <= p.max {
+			p.keys = append(p.keys, keys)
+			p.pooled += cap(keys)
 		}
 	}
 }

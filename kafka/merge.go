@@ -102,13 +102,13 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 	// The chunk's last record is copied out before the next chunk is
 	// taken: then the chunk is spent, and its key array is reused.
 	fillRecord(dst, rec, top.part, top.off, top.ts)
-	spent, spentKeys := s.recs, s.keys
+	spentKeys := s.keys
 	ok, err := mg.refill(s)
 	if err != nil {
 		s.i-- // rec was not handed out: the next page starts at it
 		return false, err
 	}
-	mg.rd.Spent(spent, spentKeys)
+	mg.rd.Spent(spentKeys)
 	if ok {
 		mg.heap[0] = headOf(s, int(top.src))
 		mg.heap.fixTop()
@@ -159,7 +159,7 @@ func (mg *Merge) Keys(dst *result.Record, keep func(*result.Record) bool) (map[T
 				}
 				out[s.tp] = append(out[s.tp], k)
 			}
-			mg.rd.Spent(recs, keys)
+			mg.rd.Spent(keys)
 		}
 	}
 	return out, nil

@@ -71,10 +71,12 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
-	// spent are chunks the consumer is done with, whose key arrays a lane
-	// puts back in keyPool for the next Fetches (Spent, keypool.go);
-	// spentSpare is an emptied spent list to reuse.
-	spent, spentSpare []chunk
+	// spent are the key arrays of chunks the consumer is done with, which
+	// a lane puts back in keyPool for the next Fetches (Spent,
+	// keypool.go); spentSpare is an emptied spent list to reuse. Only the
+	// keys: the records were released from the budget when the next chunk
+	// was taken, and must not stay reachable until a lane comes round.
+	spent, spentSpare [][]RecordKey
 	keyPool           *keyPool
 	// waitBound is how long a partition may go without a leader that
 	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
@@ -781,12 +783,17 @@ func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, 
 	return c.recs, c.keys, nil
 }
 
-// Spent hands back records and keys that Take returned and the consumer
-// will not read again (it copied out what it needed): a lane puts the key
-// array back for the next Fetches to fill.
-func (r *Reader) Spent(recs []*kgo.Record, keys []RecordKey) {
+// Spent hands back the key array of a chunk that Take returned and the
+// consumer will not read again: a lane puts it back for the next Fetches
+// to fill. It takes the keys only, so that a spent chunk's records (and
+// the response buffers their values point into) are not kept reachable
+// after the budget released them, while the lanes are in a Fetch.
+func (r *Reader) Spent(keys []RecordKey) {
+	if r.keyPool == nil || cap(keys) == 0 {
+		return
+	}
 	r.mu.Lock()
-	r.spent = append(r.spent, chunk{recs: recs, keys: keys})
+	r.spent = append(r.spent, keys)
 	r.mu.Unlock()
 }
 
