@@ -18,10 +18,16 @@ import (
 // waits for records that will not come.
 type FetchAnswer struct {
 	Records []*kgo.Record
-	Next    int64
-	LSO     int64
-	HWM     int64
-	Err     error // a decoding failure (bad CRC, unknown codec): the records before it are kept
+	// Keys are the records' (timestamp in ms, offset), Keys[i] of
+	// Records[i]: taken on the goroutine that decoded the records, while
+	// they are in its cache, so that the ordered merge compares keys in
+	// one array instead of reading three cache lines of every record.
+	// Only an ordered Reader's Fetches fill them (nil otherwise).
+	Keys []RecordKey
+	Next int64
+	LSO  int64
+	HWM  int64
+	Err  error // a decoding failure (bad CRC, unknown codec): the records before it are kept
 	// Omitted says the leader left the partition out of its response: the
 	// response was full (Fetch's MaxBytes) before its turn. Nothing was
 	// read and nothing is wrong; ask again.
@@ -48,6 +54,12 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 // parts: a broker fills its answer in request order and leaves out what
 // does not fit (Omitted).
 func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil)
+}
+
+// fetchOrdered is FetchOrdered with the answers' key arrays from a
+// reader's pool (keys; nil: none).
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -95,7 +107,7 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 						next = positions[tp]
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
-						Records: fp.Records, Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
+						Records: fp.Records, Keys: keys.keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
 						WireBytes: len(rp.RecordBatches),
 					}})
 				}

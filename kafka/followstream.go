@@ -34,7 +34,7 @@ func (f *FollowStream) Next(dst *result.Record) bool {
 	}
 	rec := f.recs[f.i]
 	f.i++
-	fillRecord(dst, rec, rec.Timestamp.UnixMilli())
+	fillRecord(dst, rec, rec.Partition, rec.Offset, rec.Timestamp.UnixMilli())
 	return true
 }
 

@@ -16,17 +16,17 @@ import (
 // are handed out in kql's own result.Record, reused from call to call.
 type Merge struct {
 	rd   *Reader
-	srcs []*mergeSource // every partition, in the order of the ranges
-	heap mergeHeap      // the partitions with a record ready (mergeheap.go)
+	srcs []mergeSource // every partition, in the order of the ranges
+	heap mergeHeap     // the heads of the partitions with a record ready (mergeheap.go)
 	// primed: each partition's first chunk was asked for.
 	primed bool
 }
 
 // NewMerge starts reading ranges (sorted by partition), read_committed.
 func (c *Cluster) NewMerge(ctx context.Context, m *Metadata, ranges []Range, budget int64) *Merge {
-	mg := &Merge{rd: c.NewReader(ctx, m, ranges, budget, true), srcs: make([]*mergeSource, len(ranges))}
+	mg := &Merge{rd: c.NewReader(ctx, m, ranges, budget, true), srcs: make([]mergeSource, len(ranges))}
 	for i, rg := range ranges {
-		mg.srcs[i] = &mergeSource{tp: rg.TP}
+		mg.srcs[i] = mergeSource{tp: rg.TP}
 	}
 	return mg
 }
@@ -44,14 +44,15 @@ func (mg *Merge) prime() error {
 		return nil
 	}
 	mg.primed = true
-	mg.heap = make([]*mergeSource, 0, len(mg.srcs))
-	for _, s := range mg.srcs {
+	mg.heap = make(mergeHeap, 0, len(mg.srcs))
+	for i := range mg.srcs {
+		s := &mg.srcs[i]
 		ok, err := mg.refill(s)
 		if err != nil {
 			return err
 		}
 		if ok {
-			mg.heap.push(s)
+			mg.heap.push(headOf(s, i))
 		}
 	}
 	return nil
@@ -60,17 +61,16 @@ func (mg *Merge) prime() error {
 // refill moves s to its next chunk; false when the partition is done.
 func (mg *Merge) refill(s *mergeSource) (bool, error) {
 	for {
-		recs, err := mg.rd.Take(s.tp)
+		recs, keys, err := mg.rd.Take(s.tp)
 		if err != nil {
 			return false, err
 		}
 		if recs == nil {
-			s.recs, s.i = nil, 0
+			s.recs, s.keys, s.i = nil, nil, 0
 			return false, nil
 		}
 		if len(recs) > 0 {
-			s.recs, s.i = recs, 0
-			s.ts, s.off = recs[0].Timestamp.UnixMilli(), recs[0].Offset
+			s.recs, s.keys, s.i = recs, keys, 0
 			return true, nil
 		}
 	}
@@ -88,36 +88,42 @@ func (mg *Merge) Next(dst *result.Record) (bool, error) {
 	if len(mg.heap) == 0 {
 		return false, nil
 	}
-	s := mg.heap[0]
-	rec, ts := s.recs[s.i], s.ts
+	top := mg.heap[0]
+	s := &mg.srcs[top.src]
+	rec := s.recs[s.i]
 	s.i++
-	if s.i < len(s.recs) {
-		next := s.recs[s.i]
-		s.ts, s.off = next.Timestamp.UnixMilli(), next.Offset
+	if s.i < len(s.keys) {
+		k := &s.keys[s.i]
+		mg.heap[0].ts, mg.heap[0].off = k.Timestamp, k.Offset
 		mg.heap.fixTop()
-		fillRecord(dst, rec, ts)
+		fillRecord(dst, rec, top.part, top.off, top.ts)
 		return true, nil
 	}
+	// The chunk's last record is copied out before the next chunk is
+	// taken: then the chunk is spent, and its key array is reused.
+	fillRecord(dst, rec, top.part, top.off, top.ts)
+	spentKeys := s.keys
 	ok, err := mg.refill(s)
 	if err != nil {
 		s.i-- // rec was not handed out: the next page starts at it
 		return false, err
 	}
+	mg.rd.Spent(spentKeys)
 	if ok {
+		mg.heap[0] = headOf(s, int(top.src))
 		mg.heap.fixTop()
 	} else {
 		mg.heap.popTop()
 	}
-	fillRecord(dst, rec, ts)
 	return true, nil
 }
 
 // NextUnread is the offset of tp's first record not handed out, and
 // whether tp still has records before its end.
 func (mg *Merge) NextUnread(tp TopicPartition) (pos int64, more bool) {
-	for _, s := range mg.srcs {
-		if s.tp == tp && s.i < len(s.recs) {
-			return s.recs[s.i].Offset, true
+	for i := range mg.srcs {
+		if s := &mg.srcs[i]; s.tp == tp && s.i < len(s.keys) {
+			return s.keys[s.i].Offset, true
 		}
 	}
 	pos, end, failed := mg.rd.NextUnread(tp)
@@ -136,33 +142,36 @@ func (mg *Merge) Keys(dst *result.Record, keep func(*result.Record) bool) (map[T
 	out := make(map[TopicPartition][]RecordKey, len(mg.srcs))
 	for _, s := range mg.srcs {
 		for {
-			recs, err := mg.rd.Take(s.tp)
+			recs, keys, err := mg.rd.Take(s.tp)
 			if err != nil {
 				return nil, err
 			}
 			if recs == nil {
 				break
 			}
-			for _, rec := range recs {
-				ts := rec.Timestamp.UnixMilli()
+			for i, rec := range recs {
+				k := keys[i]
 				if keep != nil {
-					fillRecord(dst, rec, ts)
+					fillRecord(dst, rec, s.tp.Partition, k.Offset, k.Timestamp)
 					if !keep(dst) {
 						continue
 					}
 				}
-				out[s.tp] = append(out[s.tp], RecordKey{ts, rec.Offset})
+				out[s.tp] = append(out[s.tp], k)
 			}
+			mg.rd.Spent(keys)
 		}
 	}
 	return out, nil
 }
 
-// fillRecord copies rec's fields into dst, reusing dst's header slice; ts
-// is rec's timestamp in ms.
-func fillRecord(dst *result.Record, rec *kgo.Record, ts int64) {
-	dst.Partition = rec.Partition
-	dst.Offset = rec.Offset
+// fillRecord copies rec's fields into dst, reusing dst's header slice;
+// partition, offset and ts (in ms) are rec's, passed from the merge's
+// keys so that only the record's first cache line (key, value, headers)
+// is read here.
+func fillRecord(dst *result.Record, rec *kgo.Record, partition int32, offset, ts int64) {
+	dst.Partition = partition
+	dst.Offset = offset
 	dst.Timestamp = ts
 	dst.Key = rec.Key
 	dst.Value = rec.Value

@@ -9,39 +9,55 @@ import "github.com/twmb/franz-go/pkg/kgo"
 // at the top. Both merges order rows with it, so a tail read's page and
 // the rows read for it come in the same order.
 
-// mergeSource is one partition's place in a merge: its head's timestamp
-// and offset (the heap's keys), and the run it is taken from.
+// mergeSource is one partition's place in a merge: the run its heads are
+// taken from, as (timestamp, offset) keys, and for Merge the records the
+// keys are of.
 type mergeSource struct {
-	tp  TopicPartition
-	ts  int64 // the head's timestamp in ms
-	off int64 // the head's offset
-	i   int   // the head's index in recs or keys
-
-	recs []*kgo.Record // Merge: the chunk being handed out
-	keys []RecordKey   // OrderKeys: the partition's keys
+	tp   TopicPartition
+	i    int           // the head's index in keys (and recs)
+	keys []RecordKey   // the run's keys
+	recs []*kgo.Record // Merge: the chunk being handed out, keys[i] is recs[i]'s
 }
 
-// mergeHeap is a binary min-heap of sources by their heads.
-type mergeHeap []*mergeSource
+// heapEntry is a source's head as the heap orders it. The heap holds its
+// keys by value, not a pointer to the source: a sift compares adjacent
+// memory instead of chasing a pointer per comparison, and its swaps write
+// no pointers, so they pay no GC write barrier (a read sifts once per
+// record, and a read allocates enough that the GC is often marking).
+type heapEntry struct {
+	ts   int64 // the head's timestamp in ms
+	off  int64 // the head's offset
+	part int32 // the source's partition
+	src  int32 // the source's index in the merge's sources
+}
 
-// headLess orders sources by their heads: timestamp, partition, offset.
-func headLess(a, b *mergeSource) bool {
+// mergeHeap is a binary min-heap of sources' heads.
+type mergeHeap []heapEntry
+
+// headLess orders heads: timestamp, partition, offset.
+func headLess(a, b *heapEntry) bool {
 	if a.ts != b.ts {
 		return a.ts < b.ts
 	}
-	if a.tp.Partition != b.tp.Partition {
-		return a.tp.Partition < b.tp.Partition
+	if a.part != b.part {
+		return a.part < b.part
 	}
 	return a.off < b.off
 }
 
-func (h *mergeHeap) push(s *mergeSource) {
-	*h = append(*h, s)
+// headOf is source src's head as a heap entry.
+func headOf(s *mergeSource, src int) heapEntry {
+	k := s.keys[s.i]
+	return heapEntry{ts: k.Timestamp, off: k.Offset, part: s.tp.Partition, src: int32(src)}
+}
+
+func (h *mergeHeap) push(e heapEntry) {
+	*h = append(*h, e)
 	hh := *h
 	i := len(hh) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !headLess(hh[i], hh[parent]) {
+		if !headLess(&hh[i], &hh[parent]) {
 			break
 		}
 		hh[i], hh[parent] = hh[parent], hh[i]
@@ -49,15 +65,14 @@ func (h *mergeHeap) push(s *mergeSource) {
 	}
 }
 
-// fixTop restores the order after the top source's head moved on.
+// fixTop restores the order after the top entry's keys moved on.
 func (h mergeHeap) fixTop() { h.down(0) }
 
-// popTop removes the top source (its run is done).
+// popTop removes the top entry (its run is done).
 func (h *mergeHeap) popTop() {
 	hh := *h
 	last := len(hh) - 1
 	hh[0] = hh[last]
-	hh[last] = nil
 	*h = hh[:last]
 	if last > 0 {
 		h.down(0)
@@ -71,10 +86,10 @@ func (h mergeHeap) down(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && headLess(h[r], h[l]) {
+		if r := l + 1; r < len(h) && headLess(&h[r], &h[l]) {
 			m = r
 		}
-		if !headLess(h[m], h[i]) {
+		if !headLess(&h[m], &h[i]) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]
@@ -92,24 +107,28 @@ type KeyRef struct {
 // order, the order Merge hands the records out in: (timestamp,
 // partition, offset).
 func OrderKeys(keys map[TopicPartition][]RecordKey) []KeyRef {
-	h := make(mergeHeap, 0, len(keys))
+	srcs := make([]mergeSource, 0, len(keys))
 	total := 0
 	for tp, ks := range keys {
 		total += len(ks)
 		if len(ks) > 0 {
-			h.push(&mergeSource{tp: tp, ts: ks[0].Timestamp, off: ks[0].Offset, keys: ks})
+			srcs = append(srcs, mergeSource{tp: tp, keys: ks})
 		}
+	}
+	h := make(mergeHeap, 0, len(srcs))
+	for i := range srcs {
+		h.push(headOf(&srcs[i], i))
 	}
 	out := make([]KeyRef, 0, total)
 	for len(h) > 0 {
-		s := h[0]
+		s := &srcs[h[0].src]
 		out = append(out, KeyRef{s.tp, s.keys[s.i]})
 		s.i++
 		if s.i == len(s.keys) {
 			h.popTop()
 			continue
 		}
-		s.ts, s.off = s.keys[s.i].Timestamp, s.keys[s.i].Offset
+		h[0] = headOf(s, int(h[0].src))
 		h.fixTop()
 	}
 	return out

@@ -71,6 +71,13 @@ type Reader struct {
 	// decompressed and decoded, as measured so far: a Fetch's byte limits
 	// count wire bytes, the budget counts memory.
 	expansion float64
+	// spent are the key arrays of chunks the consumer is done with, which
+	// a lane puts back in keyPool for the next Fetches (Spent,
+	// keypool.go); spentSpare is an emptied spent list to reuse. Only the
+	// keys: the records were released from the budget when the next chunk
+	// was taken, and must not stay reachable until a lane comes round.
+	spent, spentSpare [][]RecordKey
+	keyPool           *keyPool
 	// waitBound is how long a partition may go without a leader that
 	// answers (see leaderwait.go); waitLimit, when set, replaces it: just
 	// before the statement's deadline, so the read still ends with its
@@ -104,6 +111,7 @@ type readPart struct {
 // chunk is one Fetch answer's records for one partition, in offset order.
 type chunk struct {
 	recs  []*kgo.Record
+	keys  []RecordKey // keys[i] is recs[i]'s (FetchAnswer.Keys)
 	bytes int64
 }
 
@@ -130,7 +138,7 @@ func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, bu
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
-		parts: make(map[TopicPartition]*readPart, len(ranges))}
+		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget)}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	// With a statement deadline, the wait ends a moment before it, to
@@ -167,6 +175,9 @@ func (c *Cluster) NewFollowReader(ctx context.Context, m *Metadata, starts []Ran
 	r := c.NewReader(ctx, m, nil, budget, readCommitted)
 	r.mu.Lock()
 	r.follow = true
+	// FOLLOW hands chunks out as they come (TakeAny) and never compares
+	// keys: its Fetches fill no key arrays (Take's keys are nil).
+	r.keyPool = nil
 	r.addLocked(starts)
 	r.startClockLocked() // retries and TakeAny's waits need a clock
 	r.mu.Unlock()
@@ -274,6 +285,11 @@ func (r *Reader) needs(p *readPart) bool {
 func (r *Reader) lane(ps []*readPart) {
 	defer r.wg.Done()
 	lap := 0
+	// Reused from Fetch to Fetch (a read sends thousands): what each
+	// asks for, and each broker's first partition.
+	var order []TopicPartition
+	positions := map[TopicPartition]int64{}
+	first := map[int32]TopicPartition{}
 	for {
 		r.mu.Lock()
 		var batch []*readPart
@@ -329,8 +345,8 @@ func (r *Reader) lane(ps []*readPart) {
 				copy(rest, rotated)
 			}
 		}
-		order := make([]TopicPartition, len(batch))
-		positions := make(map[TopicPartition]int64, len(batch))
+		order = slices.Grow(order[:0], len(batch))[:len(batch)]
+		clear(positions)
 		sent := time.Now()
 		// The Fetch ends, answered or not, after fetchAnswerBound or when
 		// the first of its partitions has waited for a leader as long as
@@ -350,7 +366,11 @@ func (r *Reader) lane(ps []*readPart) {
 		}
 		m := r.m
 		ask := r.askBytes()
+		spent := r.spent
+		r.spent, r.spentSpare = r.spentSpare, nil
 		r.mu.Unlock()
+		r.keyPool.recycle(spent) // off the consumer's goroutine
+		clear(spent)
 
 		if refresh {
 			// A partition that lost its leader is asked where the
@@ -373,10 +393,13 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.FetchOrdered(actx, m, order, positions, ask, r.readCommitted)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool)
 		cancel()
 
 		r.mu.Lock()
+		if r.spentSpare == nil {
+			r.spentSpare = spent[:0]
+		}
 		for _, p := range batch {
 			p.inflight = false
 		}
@@ -448,7 +471,7 @@ func (r *Reader) lane(ps []*readPart) {
 		// Only the first partition of a broker's request is sure to get
 		// a batch if it has one (KIP-74); the others may come back empty
 		// because the answer was full, which is no stall.
-		first := map[int32]TopicPartition{}
+		clear(first)
 		for _, tp := range order {
 			if l := leaderOf(m, tp); l >= 0 {
 				if _, ok := first[l]; !ok {
@@ -595,7 +618,7 @@ const maxStalls = 5
 // apply queues one partition's answer; the caller holds r.mu. first says
 // the partition came first in its broker's request.
 func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
-	recs := a.Records
+	recs, keys := a.Records, a.Keys
 	// Records come in offset order; ProcessFetchPartition already left out
 	// those before the position. Cut those at or past the end.
 	if n := len(recs); n > 0 && recs[n-1].Offset >= p.end {
@@ -606,6 +629,9 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 			return 1
 		})
 		recs = recs[:i]
+		if keys != nil {
+			keys = keys[:i]
+		}
 	}
 	if len(recs) > 0 {
 		var bytes int64
@@ -615,7 +641,7 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
 			}
 		}
-		p.queue = append(p.queue, chunk{recs: recs, bytes: bytes})
+		p.queue = append(p.queue, chunk{recs: recs, keys: keys, bytes: bytes})
 		r.buffered += bytes
 		if a.WireBytes > 0 && len(recs) == len(a.Records) {
 			// A moving average: one odd batch does not swing the asks.
@@ -713,33 +739,34 @@ func (r *Reader) LastErr() error {
 // ErrReaderClosed is returned by Take after Close.
 var ErrReaderClosed = errors.New("reader closed")
 
-// Take returns the next records of one partition, in offset order, waiting
-// for the fetch that brings them. It returns nil records when the
+// Take returns the next records of one partition, in offset order, and
+// their keys (keys[i] is recs[i]'s), waiting for the fetch that brings
+// them. It returns nil records when the
 // partition is done (its end reached, or failed: see Missing). The
 // records returned by the previous Take of this partition are released
 // from the budget: the consumer must be done with them. err is a
 // request-level failure or the statement's cancellation.
-func (r *Reader) Take(tp TopicPartition) ([]*kgo.Record, error) {
+func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.parts[tp]
 	if p == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	r.buffered -= p.held
 	p.held = 0
 	for len(p.queue) == 0 {
 		if p.failed || (p.pos >= p.end && !p.inflight) {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if r.err != nil {
-			return nil, r.err
+			return nil, nil, r.err
 		}
 		if r.closed {
-			return nil, ErrReaderClosed
+			return nil, nil, ErrReaderClosed
 		}
 		if err := r.ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !p.wanted {
 			p.wanted = true
@@ -753,7 +780,21 @@ func (r *Reader) Take(tp TopicPartition) ([]*kgo.Record, error) {
 	p.queue = p.queue[1:]
 	p.held = c.bytes
 	r.cond.Broadcast() // room in the budget
-	return c.recs, nil
+	return c.recs, c.keys, nil
+}
+
+// Spent hands back the key array of a chunk that Take returned and the
+// consumer will not read again: a lane puts it back for the next Fetches
+// to fill. It takes the keys only, so that a spent chunk's records (and
+// the response buffers their values point into) are not kept reachable
+// after the budget released them, while the lanes are in a Fetch.
+func (r *Reader) Spent(keys []RecordKey) {
+	if r.keyPool == nil || cap(keys) == 0 {
+		return
+	}
+	r.mu.Lock()
+	r.spent = append(r.spent, keys)
+	r.mu.Unlock()
 }
 
 // NextUnread returns the offset of the first record of tp that Take has

@@ -2,7 +2,9 @@ package render
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -133,5 +135,36 @@ func TestDisplayMatchesTheReference(t *testing.T) {
 	}
 	for _, s := range []string{"", "\u2028x", "é", "\u202e evil", "\xc2\x85 c1", "plain text, longer than a word"} {
 		check([]byte(s))
+	}
+}
+
+// Quotes in every pattern across two eight-byte words (each subset of 16
+// positions, so several quotes in one word and quotes at a word's edges),
+// around multibyte UTF-8, CR LF and NUL bytes: the same bytes as the
+// reference, and encoding/csv reads the field back as it was.
+func TestCSVQuotePatternsRoundTrip(t *testing.T) {
+	fill := []byte("é\r\n\x00ab,日x\x00\r\nyz€")
+	for mask := 0; mask < 1<<16; mask++ {
+		s := make([]byte, 0, 16+len(fill))
+		for i := 0; i < 16; i++ {
+			if mask&(1<<i) != 0 {
+				s = append(s, '"')
+			} else {
+				s = append(s, fill[i%len(fill)])
+			}
+		}
+		s = append(s, fill[:mask%len(fill)]...)
+		got := appendCSVField([]byte("x,"), s)
+		if want := refCSVField([]byte("x,"), s); !bytes.Equal(got, want) {
+			t.Fatalf("appendCSVField(%q) = %q, want %q", s, got, want)
+		}
+		rec, err := csv.NewReader(bytes.NewReader(append(got, '\n'))).Read()
+		if err != nil || len(rec) != 2 {
+			t.Fatalf("encoding/csv reads %q: %v, %q", got, err, rec)
+		}
+		// encoding/csv turns a quoted CR LF into LF; compare likewise.
+		if want := strings.ReplaceAll(string(s), "\r\n", "\n"); rec[1] != want {
+			t.Fatalf("encoding/csv reads %q as %q, want %q", got, rec[1], want)
+		}
 	}
 }

@@ -261,9 +261,17 @@ type lineWriter struct {
 	line []byte
 }
 
+// spaces is what pad copies from: a cell's padding in one append, not a
+// byte at a time (a grid row pads each of its cells).
+const spaces = "                                                                "
+
 func (l *lineWriter) pad(n int) {
-	for ; n > 0; n-- {
-		l.line = append(l.line, ' ')
+	for n > len(spaces) {
+		l.line = append(l.line, spaces...)
+		n -= len(spaces)
+	}
+	if n > 0 {
+		l.line = append(l.line, spaces[:n]...)
 	}
 }
 
