@@ -68,6 +68,19 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		}
 		return f, src.File, nil
 	}
+	// A side's local schema, loaded before anything is read; a side with
+	// a registry SCHEMA clause is the registry's.
+	var local importMapper
+	if st.KeySchema == nil {
+		if local.keyLocal, err = s.localCodec(st.Topic, "key", st.KeyAs); err != nil {
+			return nil, fmt.Errorf("%w; nothing was written", err)
+		}
+	}
+	if st.ValueSchema == nil {
+		if local.valueLocal, err = s.localCodec(st.Topic, "value", st.ValueAs); err != nil {
+			return nil, fmt.Errorf("%w; nothing was written", err)
+		}
+	}
 	// A file is checked whole before anything is written, and what the
 	// check decoded is kept for the write (importspill.go).
 	var spill *importSpill
@@ -78,7 +91,8 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		}
 		spill = newImportSpill()
 		defer spill.Close()
-		mp := importMapper{stampLater: true}
+		mp := local
+		mp.stampLater = true
 		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, line int) error {
 			spill.add(rec, line)
 			return nil
@@ -120,7 +134,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		err = spill.each(ctx, st.Topic, write)
 	} else {
 		prog.Begin(0, fileSize(src.File, stream))
-		var mp importMapper
+		mp := local
 		// The producer sends a record's bytes after Write returns: KeepBytes.
 		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
 			_, err := write(rec, line)
@@ -171,6 +185,11 @@ func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.T
 // partitioner without an allocation per record.
 type importMapper struct {
 	keys kafka.KeyPartitioner
+	// keyLocal, valueLocal: the side's local schema (KEY/VALUE AS, \set
+	// or the properties file), which encodes each record's JSON text as
+	// PRODUCE encodes its literal, so that the export of a topic read
+	// through a local schema imports back as it was; nil: none.
+	keyLocal, valueLocal *localSource
 	// stampLater: a record to be stamped with the time of writing keeps
 	// a zero Timestamp (the spill's reader stamps it).
 	stampLater bool
@@ -191,6 +210,16 @@ func (s *Session) importedRecord(ctx context.Context, st *lang.Produce, t *kafka
 	if st.ValueSchema != nil && value != nil {
 		if value, err = s.encodeImported(ctx, "VALUE", value, st.ValueSchema); err != nil {
 			return ingest.FieldError(name, in, "value", err.Error())
+		}
+	}
+	if m.keyLocal != nil && key != nil {
+		if key, err = m.keyLocal.codec.Encode(key); err != nil {
+			return ingest.FieldError(name, in, "key", fmt.Sprintf("does not fit the key's local schema (%s): %v", m.keyLocal.from, err))
+		}
+	}
+	if m.valueLocal != nil && value != nil {
+		if value, err = m.valueLocal.codec.Encode(value); err != nil {
+			return ingest.FieldError(name, in, "value", fmt.Sprintf("does not fit the value's local schema (%s): %v", m.valueLocal.from, err))
 		}
 	}
 	*rec = kafka.OutRecord{Topic: st.Topic, Key: key, Value: value, Headers: rec.Headers[:0]}

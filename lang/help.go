@@ -49,7 +49,7 @@ var statementHelp = []HelpEntry{
 		"PRODUCE INTO orders KEY 'o-1' VALUE '{\"total\": 42}' HEADER source 'kql'"},
 	{"PRODUCE FROM", "PRODUCE [INTO] name FROM FILE 'path' | FROM STDIN {option}\n" +
 		"  option := FORMAT jsonl|json|csv|tsv|lines | KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
-		"          | KEY DELIMITER 'd' (lines) | KEY SCHEMA s | VALUE SCHEMA s\n" +
+		"          | KEY DELIMITER 'd' (lines) | KEY SCHEMA s | VALUE SCHEMA s | KEY AS|VALUE AS AVRO|PROTOBUF '...'\n" +
 		"  reads what --format jsonl|json|csv|tsv writes; a file is checked whole before anything is written;\n" +
 		"  STDIN only with -e or -f; STDIN and a named pipe are read once, written in transactions (a failure names the\n" +
 		"  last committed line)",
