@@ -2,14 +2,9 @@ package exec
 
 import (
 	"context"
-	"fmt"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The resume statement of a failed INSERT INTO TOPIC expr ... LIMIT n
@@ -21,40 +16,13 @@ import (
 // writer's InitProducerId; the INSERT is cancelled while its second commit
 // is held.
 func TestInsertToTopicExprResumeEndsWhereTheCheckEnded(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "src", 2)
-	f.spread(t, "dst", 3)
-	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	rec := func(p int32, i int, ts time.Time) *kgo.Record {
-		return &kgo.Record{Topic: "src", Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte("v"), Timestamp: ts,
-			Headers: []kgo.RecordHeader{{Key: "to", Value: []byte("dst")}}}
-	}
-	var recs []*kgo.Record
-	for i := range 12 {
-		recs = append(recs, rec(0, i, base.Add(time.Duration(i)*time.Millisecond)))
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	require.NoError(t, err)
-	defer cl.Close()
-	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	ls := newLateSource(t, 12)
+	f := ls.f
 	old := insertTxnRecords
 	insertTxnRecords = 5
 	t.Cleanup(func() { insertTxnRecords = old })
 
-	var once sync.Once
-	f.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		once.Do(func() {
-			f.SleepControl(func() {
-				var late []*kgo.Record
-				for i := range 5 {
-					late = append(late, rec(1, i, base.Add(-time.Duration(10-i)*time.Second)))
-				}
-				require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
-			})
-		})
-		return nil, nil, false
-	})
+	ls.lateWhenTheWriterStarts(t)
 	release := holdSecondCommit(t, f)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -69,7 +37,7 @@ func TestInsertToTopicExprResumeEndsWhereTheCheckEnded(t *testing.T) {
 		t.Fatalf("the INSERT ended (%v) before its second commit", err)
 	}
 	cancel()
-	err = <-done
+	err := <-done
 	release.now()
 	require.Error(t, err)
 	resume := resumeIfNotCommitted(t, err.Error())
