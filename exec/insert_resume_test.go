@@ -2,9 +2,16 @@ package exec
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/kql-dev/kql/kafka"
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The resume statement of a failed INSERT INTO TOPIC expr ... LIMIT n
@@ -54,4 +61,135 @@ func TestInsertToTopicExprResumeEndsWhereTheCheckEnded(t *testing.T) {
 		seen[k] = true
 	}
 	require.Len(t, seen, 8)
+}
+
+// sessionAtCommit is a session whose trace hook runs fn at the answer to
+// the writer's n-th successful EndTxn (a commit kql made): the hook runs as
+// the answer is read, before kgo hands it over, so what fn does (write
+// late records, cancel the statement) comes after exactly n commits, on
+// kfake and on real Kafka alike, and before the statement goes on.
+func sessionAtCommit(t *testing.T, b kafkatest.Backend, n int, fn func()) *Session {
+	t.Helper()
+	var mu sync.Mutex
+	seen := 0
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, err := kafka.Dial(ctx, kafka.Config{Bootstrap: b.Bootstrap(), Trace: func(e kafka.TraceEvent) {
+		if e.API != "EndTxn" || e.Err != nil {
+			return
+		}
+		mu.Lock()
+		seen++
+		now := seen == n
+		mu.Unlock()
+		if now {
+			fn()
+		}
+	}})
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	return NewSession(cl)
+}
+
+// skipSource is a source of 3 partitions led by every broker: partition
+// 2's first 3 records are the oldest of all (a SKIP 3 leaves out exactly
+// them) and its last 3 the newest; partitions 0 and 1 hold 10 records each
+// in between, interleaved. Keys are <partition>-<offset>.
+func skipSource(t *testing.T, b kafkatest.Backend) (src, dst string, cl *kgo.Client, base time.Time) {
+	t.Helper()
+	src, dst = kafkatest.TopicName(t), kafkatest.TopicName(t)+"-dst"
+	spreadDest(t, b, src, 3)
+	spreadDest(t, b, dst, 3)
+	cl = kafkatest.Client(t, b, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	base = time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	rec := func(p int32, o int, ms int) *kgo.Record {
+		return &kgo.Record{Topic: src, Partition: p, Key: []byte(fmt.Sprintf("%d-%d", p, o)), Value: []byte("v"), Timestamp: base.Add(time.Duration(ms) * time.Millisecond)}
+	}
+	var recs []*kgo.Record
+	for o := range 6 {
+		recs = append(recs, rec(2, o, o+97*(o/3))) // 0, 1, 2, then 100, 101, 102
+	}
+	for o := range 10 {
+		recs = append(recs, rec(0, o, 10+2*o), rec(1, o, 11+2*o))
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	return src, dst, cl, base
+}
+
+// requireCopiedOnce checks that dst holds each of want's keys exactly once
+// (read_committed) and nothing else.
+func requireCopiedOnce(t *testing.T, s *Session, dst string, want []string) {
+	t.Helper()
+	var got []string
+	for _, r := range committedEventually(t, s, dst, len(want)) {
+		got = append(got, string(r[3].([]byte)))
+	}
+	require.ElementsMatch(t, want, got, "each record the INSERT was to copy, once, and nothing else")
+}
+
+// A plain INSERT ... SKIP 3 LIMIT 21 EXECUTE cancelled after its first
+// commit: its resume copies exactly what the statement would have copied
+// and did not commit. Not the records SKIP left out (all of partition 2's
+// oldest, a partition none of whose rows was committed: the resume starts
+// it past them, not at the range's start), not the records that arrived
+// in the source while it ran (written with older timestamps while the
+// first commit's answer is held, so a read to the new ends would take
+// them first and they would use up the LIMIT), and the LIMIT's remaining
+// 16, not 21.
+func TestInsertResumeCopiesWhatTheStatementWouldHave(t *testing.T) {
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		src, dst, cl, base := skipSource(t, b)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		s := sessionAtCommit(t, b, 1, func() {
+			var late []*kgo.Record
+			for i := range 3 {
+				for _, p := range []int32{0, 2} {
+					late = append(late, &kgo.Record{Topic: src, Partition: p, Key: []byte(fmt.Sprintf("late-%d-%d", p, i)), Value: []byte("v"),
+						Timestamp: base.Add(-time.Duration(10-i) * time.Second)})
+				}
+			}
+			require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
+			cancel()
+		})
+		old := insertTxnRecords
+		insertTxnRecords = 5
+		t.Cleanup(func() { insertTxnRecords = old })
+
+		err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q SKIP 3 LIMIT 21 EXECUTE", dst, src))))
+		require.Error(t, err)
+		require.Len(t, committedEventually(t, s, dst, 5), 5, "the first transaction, and only it: %v", err)
+		// The cancel and the commit's answer arrive together: kql takes
+		// either first, and says the commit's outcome is unknown when it
+		// took the cancel. The resume for a committed transaction applies.
+		msg := err.Error()
+		resume := resumeIfNotCommitted(t, msg)
+		bound := ` WHERE partition = 0 AND offset <= 9 OR partition = 1 AND offset <= 9 OR partition = 2 AND offset <= 5 `
+		if strings.Contains(msg, "its outcome is unknown") {
+			require.Regexp(t, `FROM ANCHOR \(0:0, 1:0, 2:3\)`+bound+`LIMIT 21 EXECUTE$`, resume,
+				"had the commit failed: partition 2 past what SKIP left out, no SKIP, every partition up to the ends captured at the start")
+			resume = resumeIfCommitted(t, msg)
+		}
+		require.Regexp(t, `FROM ANCHOR \(0:\d+, 1:\d+, 2:3\)`+bound+`LIMIT 16 EXECUTE$`, resume,
+			"partition 2 past what SKIP left out, no SKIP, every partition up to the ends captured at the start, the LIMIT's rest")
+
+		_, _, err = run(t, s, parse(t, resume))
+		require.NoError(t, err)
+		var want []string
+		for o := range 10 {
+			want = append(want, fmt.Sprintf("0-%d", o), fmt.Sprintf("1-%d", o))
+		}
+		requireCopiedOnce(t, s, dst, append(want, "2-3"))
+	})
+}
+
+// resumeIfCommitted is the resume statement an INSERT's error gives for a
+// last transaction whose commit got no answer, for the case that it did
+// commit.
+func resumeIfCommitted(t *testing.T, msg string) string {
+	t.Helper()
+	const lead = "; if it does: "
+	i := strings.Index(msg, lead)
+	require.Positive(t, i, "no resume for a committed last transaction in %q", msg)
+	return msg[i+len(lead):]
 }
