@@ -484,7 +484,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
 	committed := map[int32]int64{}                    // source partition -> last offset committed
-	rd := &sourceRead{skipped: map[int32]int64{}} // what the read consumed besides the rows: a resume's start and end
+	rd := &sourceRead{skipped: map[int32]int64{}}     // what the read consumed besides the rows: a resume's start and end
 	resetTxn := func() { txnDests = map[kafka.TopicPartition]*insertDest{} }
 	resetTxn()
 	merge := func() {
