@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The resume statement of a failed INSERT INTO TOPIC expr ... LIMIT n
@@ -192,4 +194,55 @@ func resumeIfCommitted(t *testing.T, msg string) string {
 	i := strings.Index(msg, lead)
 	require.Positive(t, i, "no resume for a committed last transaction in %q", msg)
 	return msg[i+len(lead):]
+}
+
+// A plain INSERT ... SKIP 3 LIMIT 21 EXECUTE cancelled before its read
+// handed out a record (its first Fetch held on kfake's hooks): nothing
+// was committed, nothing skipped
+// yet, and the statement it gives copies the range the INSERT read, SKIP
+// and LIMIT whole, and not the record that arrives after it failed.
+func TestInsertResumeBeforeTheSkipWasUsedUp(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	src, dst, cl, base := skipSource(t, f)
+	s, _ := session(t, f)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var fetches atomic.Int32 // not a sync.Once: a second Fetch waiting on it would stall kfake's control loop
+	f.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if fetches.Add(1) == 1 {
+			close(held)
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q SKIP 3 LIMIT 21 EXECUTE", dst, src))))
+	}()
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("the INSERT ended (%v) before its first Fetch", err)
+	}
+	cancel()
+	err := <-done
+	once.Do(func() { close(release) })
+	late := []*kgo.Record{{Topic: src, Partition: 2, Key: []byte("late"), Value: []byte("v"), Timestamp: base.Add(-time.Minute)}}
+	require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "nothing was committed")
+	resume := resumeIfNotCommitted(t, err.Error())
+	require.Regexp(t, `FROM ANCHOR \(0:0, 1:0, 2:0\) WHERE partition = 0 AND offset <= 9 OR partition = 1 AND offset <= 9 OR partition = 2 AND offset <= 5 LIMIT 21 SKIP 3 EXECUTE$`, resume)
+
+	_, _, err = run(t, s, parse(t, resume))
+	require.NoError(t, err)
+	var want []string
+	for o := range 10 {
+		want = append(want, fmt.Sprintf("0-%d", o), fmt.Sprintf("1-%d", o))
+	}
+	requireCopiedOnce(t, s, dst, append(want, "2-3"))
 }
