@@ -246,3 +246,22 @@ func TestInsertResumeBeforeTheSkipWasUsedUp(t *testing.T) {
 	}
 	requireCopiedOnce(t, s, dst, append(want, "2-3"))
 }
+
+// An INSERT ... ORDER BY cancelled after its first commit gives no resume
+// by source offset: its rows come in ORDER BY's order, so the last offset
+// committed per partition does not say which rows are left (a FROM
+// ANCHOR resume would skip some and copy others twice).
+func TestInsertOrderByHasNoOffsetResume(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	src, dst, _, _ := skipSource(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := sessionAtCommit(t, f, 1, cancel)
+	old := insertTxnRecords
+	insertTxnRecords = 5
+	t.Cleanup(func() { insertTxnRecords = old })
+	err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q ORDER BY key DESC LIMIT 20 EXECUTE", dst, src))))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "rows in ORDER BY's order carry no source offset to resume from: check the destination")
+	require.NotContains(t, err.Error(), "FROM ANCHOR")
+}
