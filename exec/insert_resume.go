@@ -137,12 +137,18 @@ func sourcePartitions(starts, done map[int32]int64) []int32 {
 
 // noOffsetResume says why an INSERT has no resume by source offset: its
 // rows are aggregates, or come in ORDER BY's order (the last offset
-// committed per partition does not say which rows are left); "" when it
-// has one.
-func (p *insertPlan) noOffsetResume(copied map[int32]int64) string {
+// committed per partition does not say which rows are left), or its read
+// went back from the end (FROM NEWEST, FROM TAIL: no forward range was
+// reported, so neither where each partition's share began nor where it
+// ended is known, and a FROM ANCHOR from the committed offsets would read
+// past it and miss the partitions with nothing committed); "" when it has
+// one.
+func (p *insertPlan) noOffsetResume(rd *sourceRead, copied map[int32]int64) string {
 	switch {
 	case p.in.Select.OrderBy != nil:
 		return "rows in ORDER BY's order carry no source offset to resume from: check the destination before running it again"
+	case len(copied) > 0 && rd.starts == nil:
+		return "a read back from the end (FROM NEWEST, FROM TAIL) carries no source range to resume from: check the destination before running it again"
 	case len(copied) == 0:
 		return "aggregate rows carry no source offset to resume from: check the destination before running it again"
 	}
@@ -170,7 +176,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, rd *sourceRead, committ
 		fmt.Fprintf(&b, "; nothing was committed (the same INSERT run again would also copy what arrived since it started); to copy the rest: %s", stmt)
 		return errors.New(b.String())
 	}
-	if why := p.noOffsetResume(committed); why != "" {
+	if why := p.noOffsetResume(rd, committed); why != "" {
 		fmt.Fprintf(&b, "; %s committed; %s", countTransactions(w.Transactions(), "was", "were"), why)
 		return errors.New(b.String())
 	}
@@ -197,7 +203,7 @@ func (p *insertPlan) failure(err error, w *kafka.Writer, rd *sourceRead, committ
 func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, rd *sourceRead, committed, copied map[int32]int64, copiedRows, withLast int64) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "INSERT failed: %v; %s committed before it", err, countTransactions(w.Transactions(), "was", "were"))
-	if why := p.noOffsetResume(copied); why != "" {
+	if why := p.noOffsetResume(rd, copied); why != "" {
 		fmt.Fprintf(&b, "; %s", why)
 		return errors.New(b.String())
 	}

@@ -265,3 +265,36 @@ func TestInsertOrderByHasNoOffsetResume(t *testing.T) {
 	require.Contains(t, err.Error(), "rows in ORDER BY's order carry no source offset to resume from: check the destination")
 	require.NotContains(t, err.Error(), "FROM ANCHOR")
 }
+
+// A plain INSERT ... FROM NEWEST LIMIT 12 EXECUTE cancelled after its
+// first commit: a read back from the end reports no forward range, so the
+// committed offsets say nothing of where each partition's share began or
+// ended. A FROM ANCHOR resume from them would read forward from the
+// committed partitions only, past the records the statement took (and
+// miss a partition none of whose rows were committed): the error gives
+// none and says to check the destination, and the 5 rows committed are
+// rows the SELECT returns.
+func TestInsertFromNewestHasNoOffsetResume(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	src, dst, _, _ := skipSource(t, f)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := sessionAtCommit(t, f, 1, cancel)
+	old := insertTxnRecords
+	insertTxnRecords = 5
+	t.Cleanup(func() { insertTxnRecords = old })
+	sel := fmt.Sprintf("SELECT * FROM %q FROM NEWEST LIMIT 12", src)
+	rows, _ := mustRun(t, s, parse(t, sel))
+	require.Len(t, rows, 12)
+	want := map[string]bool{}
+	for _, r := range rows {
+		want[string(r[3].([]byte))] = true
+	}
+	err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q %s EXECUTE", dst, sel))))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "a read back from the end (FROM NEWEST, FROM TAIL) carries no source range to resume from: check the destination")
+	require.NotContains(t, err.Error(), "FROM ANCHOR")
+	for _, r := range committedEventually(t, s, dst, 5) {
+		require.True(t, want[string(r[3].([]byte))], "committed %s, which the SELECT does not return", r[3])
+	}
+}
