@@ -214,3 +214,58 @@ func openFilesOf(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// A writer that opens the named pipe only after kql opened it and waits
+// (streamWaiting), as `kql -e "PRODUCE ... FROM FILE 'p'" & sleep 5; cat
+// x > p` does, is read in full: the non-blocking open that found no writer
+// is no end of file (an empty import).
+func TestImportFromNamedPipeWaitsForALateWriter(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := mkfifo(t)
+	wrote := make(chan error, 1)
+	old := streamWaiting
+	streamWaiting = func(string) {
+		go func() {
+			w, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				wrote <- err
+				return
+			}
+			for i := range 20 {
+				fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
+			}
+			wrote <- w.Close()
+		}()
+	}
+	t.Cleanup(func() { streamWaiting = old })
+	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
+	require.NoError(t, err)
+	require.NoError(t, <-wrote)
+	var n int64
+	for _, r := range rows {
+		n += r[2].(int64)
+	}
+	require.Equal(t, int64(20), n, "every record the late writer sent: %v", rows)
+	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+	require.Empty(t, openFilesOf(t, path), "no descriptor of the pipe outlives the statement")
+}
+
+// FROM FILE '/dev/stdin' (here /proc/self/fd/N) of an anonymous pipe whose
+// writer already closed it, as `echo '{...}' | kql -e "PRODUCE ... FROM FILE
+// '/dev/stdin'"`: the import reads what it holds and ends at its end (no
+// wait for a writer that can never come).
+func TestImportFromClosedAnonymousPipeEnds(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	fmt.Fprintln(w, `{"key":"k","value":"v"}`)
+	require.NoError(t, w.Close())
+	path := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(1), rows[0][2], "the one record the closed pipe held: %v", rows)
+}
