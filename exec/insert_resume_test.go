@@ -298,3 +298,59 @@ func TestInsertFromNewestHasNoOffsetResume(t *testing.T) {
 		require.True(t, want[string(r[3].([]byte))], "committed %s, which the SELECT does not return", r[3])
 	}
 }
+
+// A plain INSERT ... WHERE ... SKIP 2 LIMIT 9 EXECUTE over partitions whose
+// timestamps go back and forth (kept timestamps of an import, producers
+// with skewed clocks), with a WHERE that leaves most records out, cancelled
+// after its first commit: the committed rows and the resume's together are
+// exactly the rows the SELECT returns, each once. The merge takes records
+// in (timestamp, partition, offset) order of the partitions' next records,
+// so which record comes next depends on every partition's position: the
+// resume must start each partition right after the last record the
+// committed part consumed in it.
+func TestInsertResumeWithSparseWhereOverUnorderedTimestamps(t *testing.T) {
+	f := kafkatest.NewFake(t)
+	src, dst := kafkatest.TopicName(t), kafkatest.TopicName(t)+"-dst"
+	spreadDest(t, f, src, 3)
+	spreadDest(t, f, dst, 3)
+	cl := kafkatest.Client(t, f, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	var recs []*kgo.Record
+	for p := range int32(3) {
+		for o := range 12 {
+			ms := (int(p) + o) % 5 // back and forth within each partition
+			v := "x"
+			if (int(p)+o)%3 != 0 {
+				v = "m"
+			}
+			recs = append(recs, &kgo.Record{Topic: src, Partition: p, Key: []byte(fmt.Sprintf("%d-%d", p, o)), Value: []byte(v), Timestamp: base.Add(time.Duration(ms) * time.Millisecond)})
+		}
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := sessionAtCommit(t, f, 1, cancel)
+	old := insertTxnRecords
+	insertTxnRecords = 4
+	t.Cleanup(func() { insertTxnRecords = old })
+
+	sel := fmt.Sprintf("SELECT * FROM %q WHERE value = 'm' SKIP 2 LIMIT 13", src)
+	rows, _ := mustRun(t, s, parse(t, sel))
+	require.Len(t, rows, 13)
+	var want []string
+	for _, r := range rows {
+		want = append(want, string(r[3].([]byte)))
+	}
+	err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q %s EXECUTE", dst, sel))))
+	require.Error(t, err)
+	require.Len(t, committedEventually(t, s, dst, 4), 4, "the first transaction, and only it: %v", err)
+	msg := err.Error()
+	resume := resumeIfNotCommitted(t, msg)
+	if strings.Contains(msg, "its outcome is unknown") {
+		resume = resumeIfCommitted(t, msg)
+	}
+	require.Contains(t, resume, "LIMIT 9 EXECUTE")
+	_, _, err = run(t, s, parse(t, resume))
+	require.NoError(t, err)
+	requireCopiedOnce(t, s, dst, want)
+}
