@@ -81,6 +81,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 			r.followFrom[tp] = b.End
 		}
 		r.toSkip = r.plan.skip
+		r.onSkip = skippedReporter(ctx)
 		reportRangeStarts(ctx, r.plan.parts, r.mg.ranges)
 	}
 	res, err := wrapQuery(pl.stmt, r)
@@ -120,7 +121,8 @@ type consumeResult struct {
 	// of truth, read, never copied.
 	plan       *consumePlan
 	mg         *merger
-	toSkip     int64 // forward reads: rows still to skip
+	toSkip     int64                               // forward reads: rows still to skip
+	onSkip     func(partition int32, offset int64) // nil, or told of each record SKIP leaves out (see withSkipped)
 	emitted    int64
 	err        error
 	done       bool
@@ -218,6 +220,9 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		}
 		if r.toSkip > 0 {
 			r.toSkip--
+			if r.onSkip != nil {
+				r.onSkip(r.rec.Partition, r.rec.Offset)
+			}
 			continue
 		}
 		r.emitted++

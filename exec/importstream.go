@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A FROM FILE that is not a regular file (a named pipe, a character
@@ -24,62 +26,74 @@ func isStream(path string) bool {
 	return err == nil && !fi.Mode().IsRegular()
 }
 
-// openStream opens path for one pass that stops when ctx is done. Opening
-// a named pipe blocks until a writer opens it: a cancel then opens its
-// writing end itself (non-blocking, which succeeds because this reader
-// waits) and closes it, so the open returns and sees the end at once. A
-// Read waiting for data ends with ctx's error: a pipe's reads go through
-// the runtime's poller, which a read deadline interrupts.
+// streamWaiting is called when openStream starts waiting for a writer to
+// open the named pipe at path (tests hold the wait still with it).
+var streamWaiting = func(path string) {}
+
+// openStream opens path for one pass that stops when ctx is done. A named
+// pipe is opened without waiting (O_NONBLOCK: opening it to read would
+// block in the kernel until a writer opens it, where no cancel reaches:
+// if the pipe was deleted or replaced meanwhile, nothing could ever open
+// its writing end to release it), then kql waits for a writer in the
+// runtime's poller, which a cancel interrupts (a read deadline), as it
+// interrupts a Read waiting for data.
 func openStream(ctx context.Context, path string) (io.ReadCloser, error) {
-	type opened struct {
-		f   *os.File
-		err error
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("PRODUCE ... FROM FILE: %w", err)
 	}
-	ch := make(chan opened, 1)
-	go func() {
-		f, err := os.Open(path)
-		ch <- opened{f, err}
-	}()
-	var o opened
-	select {
-	case o = <-ch:
-	case <-ctx.Done():
-		// The writing end opens only once the open above waits (ENXIO
-		// before): try until it does, or the open returned on its own.
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		fi, err := os.Stat(path)
-		pipe := err == nil && fi.Mode()&os.ModeNamedPipe != 0
-		for released := false; !released; {
-			if !pipe {
-				o, released = <-ch, true // a device's open does not wait for a writer
-				break
-			}
-			if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-				w.Close()
-			}
-			select {
-			case o = <-ch:
-				released = true
-			case <-tick.C:
-			}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("PRODUCE ... FROM FILE: %w", err)
+	}
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		// Not pollable (a device the poller does not take; the runtime
+		// made its reads blocking again): read as stdin is, on a
+		// goroutine that a cancel abandons.
+		return &abandonedFile{newCtxReader(ctx, f), f}, nil
+	}
+	s := &streamFile{ctx: ctx, f: f}
+	s.stop = context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })
+	if fi.Mode()&os.ModeNamedPipe != 0 {
+		if err := waitForWriter(ctx, f, path); err != nil {
+			s.Close()
+			return nil, err
 		}
-		if o.err == nil {
-			o.f.Close()
-		}
-		return nil, fmt.Errorf("cancelled while waiting for a writer to open %s: %w", path, ctx.Err())
 	}
-	if o.err != nil {
-		return nil, fmt.Errorf("PRODUCE ... FROM FILE: %w", o.err)
-	}
-	if err := o.f.SetReadDeadline(time.Time{}); err != nil {
-		// Not pollable (a device the poller does not take): read as stdin
-		// is, on a goroutine that a cancel abandons.
-		return &abandonedFile{newCtxReader(ctx, o.f), o.f}, nil
-	}
-	s := &streamFile{ctx: ctx, f: o.f}
-	s.stop = context.AfterFunc(ctx, func() { _ = o.f.SetReadDeadline(time.Unix(1, 0)) })
 	return s, nil
+}
+
+// waitForWriter returns once the pipe f has data or a writer came and went
+// (its end): until a writer opens it, a read of a pipe opened O_NONBLOCK
+// says end of file. poll(2) tells the cases apart and consumes nothing;
+// the wait between two polls is the runtime poller's, ended by the read
+// deadline a cancel sets.
+func waitForWriter(ctx context.Context, f *os.File, path string) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("PRODUCE ... FROM FILE: %w", err)
+	}
+	streamWaiting(path)
+	var perr error
+	err = rc.Read(func(fd uintptr) bool {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		if err != nil && err != unix.EINTR {
+			perr = err
+			return true
+		}
+		return n > 0 // POLLIN: data; POLLHUP: a writer closed it
+	})
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("cancelled while waiting for a writer to open %s: %w", path, ctx.Err())
+	case err != nil:
+		return fmt.Errorf("PRODUCE ... FROM FILE: waiting for a writer to open %s: %w", path, err)
+	case perr != nil:
+		return fmt.Errorf("PRODUCE ... FROM FILE: waiting for a writer to open %s: %w", path, perr)
+	}
+	return nil
 }
 
 type streamFile struct {

@@ -153,3 +153,119 @@ func TestExplainImportFromNamedPipeSaysReadOnce(t *testing.T) {
 	require.Contains(t, read, "read once", "%v", rows)
 	require.NotContains(t, read, "read twice")
 }
+
+// Ctrl-C while the import waits for a writer, after the pipe was deleted
+// or replaced by another (a writer can no longer reach the one kql holds):
+// the import still ends at once, with the cancel as its error, and leaves
+// no descriptor of the pipe open. The test deletes the pipe once kql
+// waits on it (streamWaiting), not after a sleep.
+func TestImportFromNamedPipeDeletedWhileWaitingStopsAtCancel(t *testing.T) {
+	for _, replace := range []bool{false, true} {
+		t.Run(map[bool]string{false: "deleted", true: "replaced"}[replace], func(t *testing.T) {
+			f := newFake(t)
+			f.spread(t, "dst", 3)
+			path := mkfifo(t)
+			waiting := make(chan struct{})
+			old := streamWaiting
+			streamWaiting = func(string) { close(waiting) }
+			t.Cleanup(func() { streamWaiting = old })
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				done <- drain(f.sess.Execute(ctx, parse(t, fmt.Sprintf("PRODUCE INTO dst FROM FILE %s", lang.Quote([]byte(path))))))
+			}()
+			select {
+			case <-waiting:
+			case err := <-done:
+				t.Fatalf("the import ended (%v) before it waited for a writer", err)
+			}
+			require.NoError(t, os.Remove(path))
+			if replace {
+				require.NoError(t, syscall.Mkfifo(path, 0o600))
+			}
+			cancel()
+			select {
+			case err := <-done:
+				require.Error(t, err)
+				require.Contains(t, err.Error(), "cancelled while waiting for a writer to open "+path)
+			case <-time.After(time.Minute):
+				t.Fatal("Ctrl-C did not end an import waiting for a writer of a deleted pipe")
+			}
+			require.Empty(t, openFilesOf(t, path), "no descriptor of the pipe outlives the statement")
+			require.Empty(t, committedRows(t, f.sess, "dst"))
+		})
+	}
+}
+
+// openFilesOf lists this process's descriptors open on path (also on a
+// file deleted from it).
+func openFilesOf(t *testing.T, path string) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	var out []string
+	for _, e := range ents {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+		if err == nil && strings.HasPrefix(target, path) {
+			out = append(out, e.Name()+" -> "+target)
+		}
+	}
+	return out
+}
+
+// A writer that opens the named pipe only after kql opened it and waits
+// (streamWaiting), as `kql -e "PRODUCE ... FROM FILE 'p'" & sleep 5; cat
+// x > p` does, is read in full: the non-blocking open that found no writer
+// is no end of file (an empty import).
+func TestImportFromNamedPipeWaitsForALateWriter(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := mkfifo(t)
+	wrote := make(chan error, 1)
+	old := streamWaiting
+	streamWaiting = func(string) {
+		go func() {
+			w, err := os.OpenFile(path, os.O_WRONLY, 0)
+			if err != nil {
+				wrote <- err
+				return
+			}
+			for i := range 20 {
+				fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
+			}
+			wrote <- w.Close()
+		}()
+	}
+	t.Cleanup(func() { streamWaiting = old })
+	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
+	require.NoError(t, err)
+	require.NoError(t, <-wrote)
+	var n int64
+	for _, r := range rows {
+		n += r[2].(int64)
+	}
+	require.Equal(t, int64(20), n, "every record the late writer sent: %v", rows)
+	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+	require.Empty(t, openFilesOf(t, path), "no descriptor of the pipe outlives the statement")
+}
+
+// FROM FILE '/dev/stdin' (here /proc/self/fd/N) of an anonymous pipe whose
+// writer already closed it, as `echo '{...}' | kql -e "PRODUCE ... FROM FILE
+// '/dev/stdin'"`: the import reads what it holds and ends at its end (no
+// wait for a writer that can never come).
+func TestImportFromClosedAnonymousPipeEnds(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	fmt.Fprintln(w, `{"key":"k","value":"v"}`)
+	require.NoError(t, w.Close())
+	path := fmt.Sprintf("/proc/self/fd/%d", r.Fd())
+	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	require.Equal(t, int64(1), rows[0][2], "the one record the closed pipe held: %v", rows)
+}

@@ -484,7 +484,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	var txnDests map[kafka.TopicPartition]*insertDest // the open transaction's share
 	copied := map[int32]int64{}                       // source partition -> last offset read into the open transaction
 	committed := map[int32]int64{}                    // source partition -> last offset committed
-	var starts map[int32]int64                        // source partition -> where the original range starts
+	rd := &sourceRead{skipped: map[int32]int64{}}     // what the read consumed besides the rows: a resume's start and end
 	resetTxn := func() { txnDests = map[kafka.TopicPartition]*insertDest{} }
 	resetTxn()
 	merge := func() {
@@ -504,10 +504,15 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		}
 	}
 	readCtx := withRangeStarts(ctx, func(m map[int32]int64) {
-		starts = m
+		rd.starts = m
 		for sp, o := range m {
 			readPos[sp] = o
 		}
+	})
+	readCtx = withRangeEnds(readCtx, func(m map[int32]int64) { rd.ends = m })
+	readCtx = withSkipped(readCtx, func(sp int32, o int64) {
+		rd.skipped[sp] = o
+		rd.skips++
 	})
 	if p.checkedRecords == 0 {
 		readCtx = withRangeSize(readCtx, func(n int64) { prog.Begin(total, n) })
@@ -553,134 +558,13 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			for _, d := range txnDests {
 				inTxn += d.records
 			}
-			return nil, p.failureUnknown(err, w, committed, copied, starts, n, inTxn)
+			return nil, p.failureUnknown(err, w, rd, committed, copied, n, inTxn)
 		}
-		return nil, p.failure(err, w, committed, starts, n)
+		return nil, p.failure(err, w, rd, committed, n)
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
 	return res, nil
-}
-
-// failureUnknown is a failure whose last commit got no answer: it says
-// so, and gives the resume for either outcome, since only reading the
-// destination tells which one happened.
-func (p *insertPlan) failureUnknown(err error, w *kafka.Writer, committed, copied, starts map[int32]int64, copiedRows, withLast int64) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT failed: %v; %s committed before it", err, countTransactions(w.Transactions(), "was", "were"))
-	if len(copied) == 0 {
-		b.WriteString("; aggregate rows carry no source offset to resume from: check the destination before running it again")
-		return errors.New(b.String())
-	}
-	if stmt, ok := p.resume(committed, starts, copiedRows); ok {
-		fmt.Fprintf(&b, "; if the destination (read_committed) does not hold the last transaction: %s", stmt)
-	}
-	if stmt, ok := p.resume(copied, starts, withLast); ok {
-		fmt.Fprintf(&b, "; if it does: %s", stmt)
-	} else {
-		b.WriteString("; if it does, the INSERT is complete")
-	}
-	return errors.New(b.String())
-}
-
-// resume is the INSERT that copies what comes after done (per source
-// partition, the last offset copied); false when LIMIT is used up.
-func (p *insertPlan) resume(done, starts map[int32]int64, copiedRows int64) (string, bool) {
-	parts := sourcePartitions(starts, done)
-	var pos []lang.PartitionOffset
-	for _, sp := range parts {
-		if o, ok := done[sp]; ok {
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
-		} else {
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
-		}
-	}
-	resume := *p.in
-	sel := *resume.Select
-	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
-	sel.Partitions = nil
-	sel.Skip = nil
-	if sel.Limit != nil {
-		left := *sel.Limit - copiedRows
-		if left <= 0 {
-			return "", false
-		}
-		sel.Limit = &left
-	}
-	if err := p.boundResume(&sel); err != nil {
-		return fmt.Sprintf("(none: %v)", err), true
-	}
-	resume.Select = &sel
-	return lang.Format(&resume), true
-}
-
-// sourcePartitions is every source partition a resume must name, sorted:
-// those the range starts in and those rows came through from.
-func sourcePartitions(starts, done map[int32]int64) []int32 {
-	parts := make([]int32, 0, len(starts)+len(done))
-	for sp := range starts {
-		parts = append(parts, sp)
-	}
-	for sp := range done {
-		if _, ok := starts[sp]; !ok {
-			parts = append(parts, sp)
-		}
-	}
-	slices.Sort(parts)
-	return parts
-}
-
-// failure says what a failed EXECUTE committed, per source partition, and
-// the statement that copies the rest.
-// starts is where the original range starts in each source partition it
-// covers: the resume lists every one of them, also a partition none of
-// whose rows came through before the failure (else they would never be
-// copied).
-func (p *insertPlan) failure(err error, w *kafka.Writer, committed, starts map[int32]int64, copiedRows int64) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "INSERT failed: %v", err)
-	if w.Transactions() == 0 {
-		b.WriteString("; nothing was committed: run the same INSERT again")
-		return errors.New(b.String())
-	}
-	if len(committed) == 0 {
-		fmt.Fprintf(&b, "; %s committed; aggregate rows carry no source offset to resume from: check the destination before running it again", countTransactions(w.Transactions(), "was", "were"))
-		return errors.New(b.String())
-	}
-	parts := sourcePartitions(starts, committed)
-	var done []string
-	var pos []lang.PartitionOffset
-	for _, sp := range parts {
-		if o, ok := committed[sp]; ok {
-			done = append(done, fmt.Sprintf("%d:%d", sp, o))
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: o + 1})
-		} else {
-			// Nothing of it committed: from where the range started (-1,
-			// offsets not listed: clamped to the oldest when run).
-			pos = append(pos, lang.PartitionOffset{Partition: sp, Offset: max(starts[sp], 0)})
-		}
-	}
-	fmt.Fprintf(&b, "; committed %s, the last source offset copied per partition: %s", countTransactions(w.Transactions(), "", ""), strings.Join(done, ", "))
-	resume := *p.in
-	sel := *resume.Select
-	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
-	sel.Partitions = nil
-	sel.Skip = nil // the anchor is past what SKIP skipped
-	if sel.Limit != nil {
-		left := *sel.Limit - copiedRows
-		if left <= 0 {
-			fmt.Fprintf(&b, "; committed %s, all %d records the LIMIT asked for", countTransactions(w.Transactions(), "", ""), copiedRows)
-			return errors.New(b.String())
-		}
-		sel.Limit = &left
-	}
-	if err := p.boundResume(&sel); err != nil {
-		fmt.Fprintf(&b, "; no resume statement: %v", err)
-		return errors.New(b.String())
-	}
-	resume.Select = &sel
-	fmt.Fprintf(&b, "; to copy the rest: %s", lang.Format(&resume))
-	return errors.New(b.String())
 }
 
 // countTransactions is "1 transaction" or "n transactions", followed by

@@ -22,23 +22,8 @@ import (
 // records arrive while the test holds the writer's InitProducerId (the step
 // between the two reads) on kfake's hooks.
 func TestInsertToTopicExprWithLimitWritesWhatTheDryRunChecked(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "src", 2)
-	f.spread(t, "dst", 3)
-	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	rec := func(p int32, i int, ts time.Time) *kgo.Record {
-		return &kgo.Record{Topic: "src", Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte("v"), Timestamp: ts,
-			Headers: []kgo.RecordHeader{{Key: "to", Value: []byte("dst")}}}
-	}
-	var recs []*kgo.Record
-	for i := range 10 {
-		recs = append(recs, rec(0, i, base.Add(time.Duration(i)*time.Millisecond)))
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	require.NoError(t, err)
-	defer cl.Close()
-	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
-
+	ls := newLateSource(t, 10)
+	f := ls.f
 	stmt := "INSERT INTO TOPIC header('to') SELECT * FROM src LIMIT 5"
 	dry, _ := mustRun(t, f.sess, parse(t, stmt))
 	require.Equal(t, int64(5), sumRecords(dry), "the dry run checks 5 records")
@@ -47,19 +32,7 @@ func TestInsertToTopicExprWithLimitWritesWhatTheDryRunChecked(t *testing.T) {
 		require.Regexp(t, `^0:[0-4]$`, r[5], "the oldest 5: partition 0's first")
 	}
 
-	var once sync.Once
-	f.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
-		once.Do(func() {
-			f.SleepControl(func() {
-				var late []*kgo.Record
-				for i := range 5 {
-					late = append(late, rec(1, i, base.Add(-time.Duration(10-i)*time.Second)))
-				}
-				require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
-			})
-		})
-		return nil, nil, false
-	})
+	ls.lateWhenTheWriterStarts(t)
 	rows, _ := mustRun(t, f.sess, parse(t, stmt+" EXECUTE"))
 	require.Equal(t, int64(5), sumRecords(rows), "EXECUTE writes the 5 records its check saw: %v", rows)
 	require.Equal(t, int64(15), sumEnds(t, f.sess, "src"), "the late records arrived")
@@ -67,6 +40,58 @@ func TestInsertToTopicExprWithLimitWritesWhatTheDryRunChecked(t *testing.T) {
 	for _, r := range got {
 		require.Regexp(t, `^k-0-[0-4]$`, string(r[3].([]byte)), "a record the check saw")
 	}
+}
+
+// lateSource is a source topic "src" of 2 partitions whose partition 0
+// holds n records k-0-<i> (value "v", header to=dst) an hour old, 1 ms
+// apart, and a destination "dst" of 3 partitions, on kfake's 3 brokers.
+type lateSource struct {
+	f    *fake
+	cl   *kgo.Client // the manual partitioner
+	base time.Time
+}
+
+func newLateSource(t *testing.T, n int) *lateSource {
+	t.Helper()
+	f := newFake(t)
+	f.spread(t, "src", 2)
+	f.spread(t, "dst", 3)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	t.Cleanup(cl.Close)
+	ls := &lateSource{f: f, cl: cl, base: time.Now().Add(-time.Hour).Truncate(time.Millisecond)}
+	var recs []*kgo.Record
+	for i := range n {
+		recs = append(recs, ls.rec(0, i, ls.base.Add(time.Duration(i)*time.Millisecond)))
+	}
+	require.NoError(t, cl.ProduceSync(ctxT(t), recs...).FirstErr())
+	return ls
+}
+
+func (ls *lateSource) rec(p int32, i int, ts time.Time) *kgo.Record {
+	return &kgo.Record{Topic: "src", Partition: p, Key: []byte(fmt.Sprintf("k-%d-%d", p, i)), Value: []byte("v"), Timestamp: ts,
+		Headers: []kgo.RecordHeader{{Key: "to", Value: []byte("dst")}}}
+}
+
+// lateWhenTheWriterStarts writes 5 records k-1-<i> to the empty partition
+// 1, older than every record of partition 0 (so they come first in a
+// merge), while it holds the writer's first InitProducerId on kfake's
+// hooks: after an INSERT's dry run, before its write.
+func (ls *lateSource) lateWhenTheWriterStarts(t *testing.T) {
+	var once sync.Once
+	ls.f.ControlKey(int16(kmsg.InitProducerID), func(kmsg.Request) (kmsg.Response, error, bool) {
+		ls.f.KeepControl()
+		once.Do(func() {
+			ls.f.SleepControl(func() {
+				var late []*kgo.Record
+				for i := range 5 {
+					late = append(late, ls.rec(1, i, ls.base.Add(-time.Duration(10-i)*time.Second)))
+				}
+				require.NoError(t, ls.cl.ProduceSync(ctxT(t), late...).FirstErr())
+			})
+		})
+		return nil, nil, false
+	})
 }
 
 // sumRecords adds up the records column of an INSERT's table.

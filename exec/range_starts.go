@@ -23,6 +23,7 @@ func withRangeStarts(ctx context.Context, fn func(map[int32]int64)) context.Cont
 
 func reportRangeStarts(ctx context.Context, selected []kafka.TopicPartition, ranges []kafka.Range) {
 	reportRangeSize(ctx, ranges)
+	reportRangeEnds(ctx, ranges)
 	fn, _ := ctx.Value(rangeStartsKey{}).(func(map[int32]int64))
 	if fn == nil {
 		return
@@ -57,4 +58,42 @@ func reportRangeSize(ctx context.Context, ranges []kafka.Range) {
 		n += max(rg.End-rg.Start, 0)
 	}
 	fn(n)
+}
+
+type rangeEndsKey struct{}
+
+// withRangeEnds asks the forward read run under ctx to report, once its
+// range is resolved, the end offset (exclusive) it captured per partition:
+// where the read stops, and so where a resume of it must stop too (records
+// that arrive later were never the statement's). A partition whose offsets
+// could not be listed is not in the map.
+func withRangeEnds(ctx context.Context, fn func(map[int32]int64)) context.Context {
+	return context.WithValue(ctx, rangeEndsKey{}, fn)
+}
+
+func reportRangeEnds(ctx context.Context, ranges []kafka.Range) {
+	fn, _ := ctx.Value(rangeEndsKey{}).(func(map[int32]int64))
+	if fn == nil {
+		return
+	}
+	ends := make(map[int32]int64, len(ranges))
+	for _, rg := range ranges {
+		ends[rg.TP.Partition] = rg.End
+	}
+	fn(ends)
+}
+
+type skippedKey struct{}
+
+// withSkipped asks the forward read run under ctx to report each record
+// its SKIP leaves out (SKIP counts over the merged order, after WHERE):
+// a resume must start each partition past the records skipped in it, and
+// skip only what was still to skip.
+func withSkipped(ctx context.Context, fn func(partition int32, offset int64)) context.Context {
+	return context.WithValue(ctx, skippedKey{}, fn)
+}
+
+func skippedReporter(ctx context.Context) func(int32, int64) {
+	fn, _ := ctx.Value(skippedKey{}).(func(int32, int64))
+	return fn
 }

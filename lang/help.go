@@ -59,7 +59,8 @@ var statementHelp = []HelpEntry{
 		"  the SELECT list maps by name to key, value, headers, timestamp, partition; SELECT * copies key, value, headers, timestamp;\n" +
 		"  without LIMIT the whole range; without EXECUTE a dry run: per destination partition records, bytes, first and last source\n" +
 		"  partition:offset; EXECUTE writes in transactions, and a failure prints the FROM ANCHOR statement that copies the rest\n" +
-		"  (for INSERT INTO TOPIC, with a WHERE ending at the last offset its check saw per partition)",
+		"  (with a WHERE ending each source partition where the original would have: at the ends its read captured, or for\n" +
+		"  INSERT INTO TOPIC the last offset its check saw; past what SKIP left out; LIMIT lowered by what was committed)",
 		"INSERT INTO TOPIC header('dlq.original.topic') SELECT * FROM \"orders.dlq\""},
 	{"CREATE TOPIC", "CREATE TOPIC name [PARTITIONS n] [REPLICATION n] [WITH (config.name = 'value', ...)]",
 		"CREATE TOPIC orders PARTITIONS 6 REPLICATION 3 WITH (cleanup.policy = 'compact')"},
