@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Issue 17's moves: putting records back. Three writers of the bench's n
@@ -160,7 +161,7 @@ func freshTopic(e *benchEnv, topic string) func(context.Context) error {
 					err = r.Err
 				}
 				if err == nil {
-					return nil
+					return waitTopicOnEveryBroker(ctx, e, topic)
 				}
 				if !errors.Is(err, kerr.TopicAlreadyExists) || attempt >= 60 {
 					return fmt.Errorf("creating %s before a run: %w", topic, err)
@@ -218,5 +219,56 @@ func checkTopicCount(e *benchEnv, topic string, n int64) func(string) error {
 			}
 			return nil
 		})
+	}
+}
+
+// waitTopicOnEveryBroker returns once every broker's own metadata lists
+// topic with a leader for each partition: on a real cluster a topic just
+// created reaches the brokers one after the other, and the run would
+// otherwise ask one that does not know it yet ("no topic named").
+func waitTopicOnEveryBroker(ctx context.Context, e *benchEnv, topic string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(splitAddrs(e.bootstrap)...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ready := func() (bool, error) {
+		brokers, err := kadm.NewClient(cl).ListBrokers(ctx)
+		if err != nil {
+			return false, err
+		}
+		for _, b := range brokers {
+			req := kmsg.NewPtrMetadataRequest()
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(topic)
+			req.Topics = append(req.Topics, rt)
+			resp, err := req.RequestWith(ctx, cl.Broker(int(b.NodeID)))
+			if err != nil {
+				return false, err
+			}
+			if len(resp.Topics) != 1 || resp.Topics[0].ErrorCode != 0 || len(resp.Topics[0].Partitions) != e.cfg.partitions {
+				return false, nil
+			}
+			for _, p := range resp.Topics[0].Partitions {
+				if p.Leader < 0 || p.ErrorCode != 0 {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	}
+	for {
+		ok, err := ready()
+		if err != nil {
+			return fmt.Errorf("waiting for %s on every broker: %w", topic, err)
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s on every broker: %w", topic, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 }
