@@ -8,14 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
@@ -197,27 +194,7 @@ func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 	// is in the log by then) is held until the statement is cancelled,
 	// then answered TRANSACTION_ABORTABLE: whichever the writer sees
 	// first, the cancel or the answer, it aborts.
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	var mu sync.Mutex
-	ended := 0
-	f.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		mu.Lock()
-		ended++
-		n := ended
-		mu.Unlock()
-		if n != 2 {
-			return nil, nil, false
-		}
-		require.True(t, req.(*kmsg.EndTxnRequest).Commit, "the second EndTxn is the commit the test holds")
-		close(held)
-		f.SleepControl(func() { <-release })
-		resp := req.ResponseKind().(*kmsg.EndTxnResponse)
-		resp.ErrorCode = kerr.TransactionAbortable.Code
-		return resp, nil, true
-	})
+	commit := holdSecondCommit(t, f)
 
 	f.sess.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -228,13 +205,13 @@ func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-held:
+	case <-commit.held:
 	case err := <-done:
 		t.Fatalf("the import ended (%v) before its second commit", err)
 	}
 	cancel()
 	err := <-done // the commit's answer is still held: kql never gets it
-	once.Do(func() { close(release) })
+	commit.now()
 	require.Error(t, err)
 	require.ErrorContains(t, err, "cancelled")
 	// No answer to the commit: kql must not claim it was aborted.

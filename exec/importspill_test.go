@@ -6,14 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
@@ -128,26 +125,7 @@ func TestImportFromASpillFileCancelledClosesIt(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	var mu sync.Mutex
-	ended := 0
-	f.ControlKey(int16(kmsg.EndTxn), func(req kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		mu.Lock()
-		ended++
-		n := ended
-		mu.Unlock()
-		if n != 2 {
-			return nil, nil, false
-		}
-		close(held)
-		f.SleepControl(func() { <-release })
-		resp := req.ResponseKind().(*kmsg.EndTxnResponse)
-		resp.ErrorCode = kerr.TransactionAbortable.Code
-		return resp, nil, true
-	})
+	commit := holdSecondCommit(t, f)
 
 	before := spillFilesOpen(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -158,7 +136,7 @@ func TestImportFromASpillFileCancelledClosesIt(t *testing.T) {
 		done <- err
 	}()
 	select {
-	case <-held:
+	case <-commit.held:
 	case err := <-done:
 		t.Fatalf("the import ended (%v) before its second commit", err)
 	}
@@ -168,7 +146,7 @@ func TestImportFromASpillFileCancelledClosesIt(t *testing.T) {
 	require.Empty(t, entries, "the spill file is unlinked while open")
 	cancel()
 	err = <-done
-	once.Do(func() { close(release) })
+	commit.now()
 	require.ErrorContains(t, err, "cancelled")
 	require.ErrorContains(t, err, "input lines 1-100 were committed (1 transaction)")
 	require.Equal(t, before, spillFilesOpen(t), "the spill file is closed when the statement ends")

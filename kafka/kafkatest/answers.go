@@ -65,3 +65,20 @@ func OffsetFetchTopic(name string, id [16]byte, commits ...Commit) kmsg.OffsetFe
 	}
 	return rt
 }
+
+// ProduceFailing is an answer to a Produce req, for a kfake control hook,
+// with code for every partition it writes.
+func ProduceFailing(req *kmsg.ProduceRequest, code int16) *kmsg.ProduceResponse {
+	resp := req.ResponseKind().(*kmsg.ProduceResponse)
+	for _, rt := range req.Topics {
+		st := kmsg.NewProduceResponseTopic()
+		st.Topic, st.TopicID = rt.Topic, rt.TopicID
+		for _, rp := range rt.Partitions {
+			sp := kmsg.NewProduceResponseTopicPartition()
+			sp.Partition, sp.ErrorCode = rp.Partition, code
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+	}
+	return resp
+}
