@@ -37,7 +37,9 @@ func TestImportEncodesWithTheLocalSchema(t *testing.T) {
 			s.Local.Session = nil
 			defer func() { s.Local.Session = mapped }()
 			out := map[string]string{}
-			for _, r := range consumeAll(t, s, &lang.Consume{Topic: topic, Limit: i64(100)}) {
+			// An import's last commit is visible once its markers are
+			// written, a moment after EndTxn answered.
+			for _, r := range committedEventually(t, s, topic, 12) {
 				out[string(r[3].([]byte))] = string(r[4].([]byte))
 			}
 			return out
