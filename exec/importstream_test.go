@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
 )
 
 // mkfifo makes a named pipe in a temporary directory of the test.
@@ -25,6 +26,32 @@ func mkfifo(t *testing.T) string {
 	return path
 }
 
+// writeTwentyRecords opens the named pipe at path for writing (waiting for
+// a reader), writes 20 jsonl records and closes it, and sends the outcome.
+func writeTwentyRecords(path string, wrote chan<- error) {
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		wrote <- err
+		return
+	}
+	for i := range 20 {
+		fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
+	}
+	wrote <- w.Close()
+}
+
+// requireImportedTwenty checks that an import's rows count the 20 records
+// writeTwentyRecords sent, and that dst holds them.
+func requireImportedTwenty(t *testing.T, f *fake, rows []result.Row) {
+	t.Helper()
+	var n int64
+	for _, r := range rows {
+		n += r[2].(int64)
+	}
+	require.Equal(t, int64(20), n, "every record the writer sent: %v", rows)
+	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+}
+
 // PRODUCE ... FROM FILE of a named pipe reads it once, as stdin: every
 // record the writer sends is imported (a check pass would have read them
 // all and left the write nothing).
@@ -33,26 +60,11 @@ func TestImportFromNamedPipeReadsItOnce(t *testing.T) {
 	f.spread(t, "dst", 3)
 	path := mkfifo(t)
 	wrote := make(chan error, 1)
-	go func() {
-		w, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			wrote <- err
-			return
-		}
-		for i := range 20 {
-			fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
-		}
-		wrote <- w.Close()
-	}()
+	go writeTwentyRecords(path, wrote)
 	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
 	require.NoError(t, err)
 	require.NoError(t, <-wrote)
-	var n int64
-	for _, r := range rows {
-		n += r[2].(int64)
-	}
-	require.Equal(t, int64(20), n, "every record of the pipe: %v", rows)
-	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+	requireImportedTwenty(t, f, rows)
 }
 
 // Ctrl-C during an import from a named pipe whose writer is quiet (open,
@@ -226,28 +238,13 @@ func TestImportFromNamedPipeWaitsForALateWriter(t *testing.T) {
 	wrote := make(chan error, 1)
 	old := streamWaiting
 	streamWaiting = func(string) {
-		go func() {
-			w, err := os.OpenFile(path, os.O_WRONLY, 0)
-			if err != nil {
-				wrote <- err
-				return
-			}
-			for i := range 20 {
-				fmt.Fprintf(w, `{"key":"k%d","value":"v%d"}`+"\n", i, i)
-			}
-			wrote <- w.Close()
-		}()
+		go writeTwentyRecords(path, wrote)
 	}
 	t.Cleanup(func() { streamWaiting = old })
 	rows, err := importFile(t, f.sess, "dst", path, "jsonl", false)
 	require.NoError(t, err)
 	require.NoError(t, <-wrote)
-	var n int64
-	for _, r := range rows {
-		n += r[2].(int64)
-	}
-	require.Equal(t, int64(20), n, "every record the late writer sent: %v", rows)
-	require.Len(t, committedEventually(t, f.sess, "dst", 20), 20)
+	requireImportedTwenty(t, f, rows)
 	require.Empty(t, openFilesOf(t, path), "no descriptor of the pipe outlives the statement")
 }
 

@@ -36,9 +36,7 @@ func TestInsertSurvivesABrokerKill(t *testing.T) {
 	seeded := time.Now()
 	seedNumbered(t, cl, src, 6, n)
 	t.Logf("seeded %d records in %s", n, time.Since(seeded).Round(100*time.Millisecond))
-	old := insertTxnRecords
-	insertTxnRecords = 3000
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 3000)
 
 	rows, _ := mustRun(t, s, parse(t, "DESCRIBE TOPIC "+dst))
 	victim := int32(rows[0][1].(int64)) // the leader of the destination's partition 0

@@ -75,9 +75,7 @@ func TestInsertOfRecordsCopiesBytesThatOutliveTheScan(t *testing.T) {
 	require.NoError(t, err)
 	defer cl.Close()
 	require.NoError(t, cl.ProduceSync(ctxT(t), src...).FirstErr())
-	old := insertTxnRecords
-	insertTxnRecords = 50
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 50)
 	refused := f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "dst", Err: kerr.NotLeaderForPartition, Count: 3})
 
 	rows, res := mustRun(t, f.sess, parse(t, "INSERT INTO dst KEEP PARTITION SELECT * FROM src EXECUTE"))
@@ -145,9 +143,7 @@ func TestInsertOfRecordsStopsAtARefusedProduce(t *testing.T) {
 	require.NoError(t, err)
 	defer cl.Close()
 	require.NoError(t, cl.ProduceSync(ctxT(t), src...).FirstErr())
-	old := insertTxnRecords
-	insertTxnRecords = 40
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 40)
 	// From the second transaction on: one is committed before the refusal.
 	var ended atomic.Int32
 	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.EndTxn}, Observe: true, Count: -1, When: func(kmsg.Request) bool { ended.Add(1); return true }})

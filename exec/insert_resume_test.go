@@ -27,9 +27,7 @@ import (
 func TestInsertToTopicExprResumeEndsWhereTheCheckEnded(t *testing.T) {
 	ls := newLateSource(t, 12)
 	f := ls.f
-	old := insertTxnRecords
-	insertTxnRecords = 5
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 5)
 
 	ls.lateWhenTheWriterStarts(t)
 	release := holdSecondCommit(t, f)
@@ -63,6 +61,13 @@ func TestInsertToTopicExprResumeEndsWhereTheCheckEnded(t *testing.T) {
 		seen[k] = true
 	}
 	require.Len(t, seen, 8)
+}
+
+// insertTxnsOf makes INSERT's transactions hold n records for the test.
+func insertTxnsOf(t *testing.T, n int) {
+	old := insertTxnRecords
+	insertTxnRecords = n
+	t.Cleanup(func() { insertTxnRecords = old })
 }
 
 // sessionAtCommit is a session whose trace hook runs fn at the answer to
@@ -118,6 +123,17 @@ func skipSource(t *testing.T, b kafkatest.Backend) (src, dst string, cl *kgo.Cli
 	return src, dst, cl, base
 }
 
+// skipThreeLimit21 is the keys SKIP 3 LIMIT 21 takes of skipSource's
+// records, in merged order: all of partitions 0 and 1, and partition 2's
+// fourth (its first three are the oldest of all, and skipped).
+func skipThreeLimit21() []string {
+	var want []string
+	for o := range 10 {
+		want = append(want, fmt.Sprintf("0-%d", o), fmt.Sprintf("1-%d", o))
+	}
+	return append(want, "2-3")
+}
+
 // requireCopiedOnce checks that dst holds each of want's keys exactly once
 // (read_committed) and nothing else.
 func requireCopiedOnce(t *testing.T, s *Session, dst string, want []string) {
@@ -154,9 +170,7 @@ func TestInsertResumeCopiesWhatTheStatementWouldHave(t *testing.T) {
 			require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
 			cancel()
 		})
-		old := insertTxnRecords
-		insertTxnRecords = 5
-		t.Cleanup(func() { insertTxnRecords = old })
+		insertTxnsOf(t, 5)
 
 		err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q SKIP 3 LIMIT 21 EXECUTE", dst, src))))
 		require.Error(t, err)
@@ -177,11 +191,7 @@ func TestInsertResumeCopiesWhatTheStatementWouldHave(t *testing.T) {
 
 		_, _, err = run(t, s, parse(t, resume))
 		require.NoError(t, err)
-		var want []string
-		for o := range 10 {
-			want = append(want, fmt.Sprintf("0-%d", o), fmt.Sprintf("1-%d", o))
-		}
-		requireCopiedOnce(t, s, dst, append(want, "2-3"))
+		requireCopiedOnce(t, s, dst, skipThreeLimit21())
 	})
 }
 
@@ -240,11 +250,7 @@ func TestInsertResumeBeforeTheSkipWasUsedUp(t *testing.T) {
 
 	_, _, err = run(t, s, parse(t, resume))
 	require.NoError(t, err)
-	var want []string
-	for o := range 10 {
-		want = append(want, fmt.Sprintf("0-%d", o), fmt.Sprintf("1-%d", o))
-	}
-	requireCopiedOnce(t, s, dst, append(want, "2-3"))
+	requireCopiedOnce(t, s, dst, skipThreeLimit21())
 }
 
 // An INSERT ... ORDER BY cancelled after its first commit gives no resume
@@ -257,9 +263,7 @@ func TestInsertOrderByHasNoOffsetResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := sessionAtCommit(t, f, 1, cancel)
-	old := insertTxnRecords
-	insertTxnRecords = 5
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 5)
 	err := drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q ORDER BY key DESC LIMIT 20 EXECUTE", dst, src))))
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "rows in ORDER BY's order carry no source offset to resume from: check the destination")
@@ -280,9 +284,7 @@ func TestInsertFromNewestHasNoOffsetResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := sessionAtCommit(t, f, 1, cancel)
-	old := insertTxnRecords
-	insertTxnRecords = 5
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 5)
 	sel := fmt.Sprintf("SELECT * FROM %q FROM NEWEST LIMIT 12", src)
 	rows, _ := mustRun(t, s, parse(t, sel))
 	require.Len(t, rows, 12)
@@ -330,9 +332,7 @@ func TestInsertResumeWithSparseWhereOverUnorderedTimestamps(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := sessionAtCommit(t, f, 1, cancel)
-	old := insertTxnRecords
-	insertTxnRecords = 4
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 4)
 
 	sel := fmt.Sprintf("SELECT * FROM %q WHERE value = 'm' SKIP 2 LIMIT 13", src)
 	rows, _ := mustRun(t, s, parse(t, sel))

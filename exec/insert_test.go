@@ -151,9 +151,7 @@ func TestInsertCancelledMidStreamResumes(t *testing.T) {
 	f.spread(t, "src", 6)
 	f.spread(t, "dst", 3)
 	require.NoError(t, f.kcl.ProduceSync(ctxT(t), dlqRecords("src", []string{"a"})...).FirstErr())
-	old := insertTxnRecords
-	insertTxnRecords = 5
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 5)
 	release := holdSecondCommit(t, f)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -266,9 +264,7 @@ func TestInsertResumeCoversPartitionsNotReachedYet(t *testing.T) {
 	require.NoError(t, err)
 	defer manual.Close()
 	require.NoError(t, manual.ProduceSync(ctxT(t), recs...).FirstErr())
-	old := insertTxnRecords
-	insertTxnRecords = 5
-	t.Cleanup(func() { insertTxnRecords = old })
+	insertTxnsOf(t, 5)
 	release := holdSecondCommit(t, f)
 
 	ctx, cancel := context.WithCancel(context.Background())
