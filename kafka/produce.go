@@ -30,6 +30,12 @@ func (c *Cluster) producer() (*kgo.Client, error) {
 		kgo.ProducerLinger(0),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.RecordDeliveryTimeout(30 * time.Second),
+		// Retry a refused record (NOT_LEADER_OR_FOLLOWER while a broker
+		// restarts, CONCURRENT_TRANSACTIONS) after 100 ms as Kafka's
+		// producer does, not after kgo's next 5-second metadata refresh:
+		// six refusals took the whole delivery timeout. See the writer.
+		kgo.MetadataMinAge(writerRetryBackoff),
+		kgo.UnknownTopicRetries(int(writerUnknownTopicWait / writerRetryBackoff)),
 		kgo.WithHooks(produceTrace{c}),
 		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
 	}
