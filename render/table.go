@@ -108,20 +108,55 @@ func (m *cellMaker) value(v any, t result.Type) cell {
 
 func (m *cellMaker) int(n int64) cell {
 	m.text = strconv.AppendInt(m.text[:0], n, 10)
-	return m.make(m.text)
+	return m.plain(m.text)
 }
 
 func (m *cellMaker) time(ms int64) cell {
 	m.text = m.ts.append(m.text[:0], ms)
-	return m.make(m.text)
+	return m.plain(m.text)
 }
 
 func (m *cellMaker) bytes(b []byte) cell {
 	if b == nil {
 		return cell{text: "NULL", width: 4, null: true}
 	}
+	// Most keys and values are printable ASCII: such text is its own
+	// display text (valid UTF-8, nothing to escape, a column a byte), so
+	// it is copied once, into the block, instead of through m.text and
+	// m.display first.
+	if printableASCII(b) && !looksHex(b) {
+		return m.plain(b)
+	}
 	m.text = appendBytesText(m.text[:0], b)
 	return m.make(m.text)
+}
+
+// plain is make for text known to be printable ASCII (digits, a
+// timestamp, a value printableASCII passed): the display text is the text
+// and its width its length. Only a cell wider than the terminal takes
+// make's way, which cuts it.
+func (m *cellMaker) plain(s []byte) cell {
+	if m.limit > 0 && len(s) > m.limit {
+		return m.make(s)
+	}
+	return cell{text: m.intern(s), width: len(s)}
+}
+
+// printableASCII reports whether every byte of s is printable ASCII
+// (0x20-0x7e), eight bytes at a time.
+func printableASCII(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if displayLookMask(binary.LittleEndian.Uint64(s[i:])) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func (m *cellMaker) headers(hs []result.Header) cell {
@@ -255,11 +290,18 @@ func escapedRune(r rune) bool {
 	return false
 }
 
-// lineWriter builds one output line at a time.
+// lineWriter builds the output a line at a time, and hands it to the
+// output about every lineChunk bytes rather than a line at a time (a
+// table line is short: one write per line was a lock and a copy per
+// record). Flush it before the output is flushed.
 type lineWriter struct {
-	o    *output
-	line []byte
+	o     *output
+	line  []byte // lines not yet written; the current one starts at start
+	start int
 }
+
+// lineChunk is how much the lineWriter gathers before it writes.
+const lineChunk = 32 << 10
 
 // spaces is what pad copies from: a cell's padding in one append, not a
 // byte at a time (a grid row pads each of its cells).
@@ -284,12 +326,21 @@ func (l *lineWriter) repeat(s string, n int) {
 // end writes the line without its trailing spaces (padding after the last
 // column, or after the bar of an empty last cell).
 func (l *lineWriter) end() error {
-	for len(l.line) > 0 && l.line[len(l.line)-1] == ' ' {
+	for len(l.line) > l.start && l.line[len(l.line)-1] == ' ' {
 		l.line = l.line[:len(l.line)-1]
 	}
 	l.line = append(l.line, '\n')
+	l.start = len(l.line)
+	if len(l.line) < lineChunk {
+		return nil
+	}
+	return l.flush()
+}
+
+// flush writes the lines gathered so far to the output.
+func (l *lineWriter) flush() error {
 	err := l.o.write(l.line)
-	l.line = l.line[:0]
+	l.line, l.start = l.line[:0], 0
 	return err
 }
 
@@ -324,7 +375,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	cols := res.Columns()
 	st := newStyler(opt)
 	maker := &cellMaker{limit: opt.Width}
-	lw := &lineWriter{o: o}
+	lw := &lineWriter{o: o, line: make([]byte, 0, lineChunk+4<<10)}
 	rs, _ := recordStream(res)
 	// A live result (FOLLOW) prints each row as it comes once its backlog
 	// is shown, in the widths the first rows set: a later, wider cell is
@@ -424,6 +475,9 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 			}
 			n++
 		}
+		if err := lw.flush(); err != nil {
+			return n, err
+		}
 		if err := o.flush(); err != nil {
 			return n, err
 		}
@@ -440,7 +494,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 			return n, err
 		}
 	}
-	return n, nil
+	return n, lw.flush()
 }
 
 func appendRowCount(buf []byte, n int64) []byte {
@@ -538,7 +592,7 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 		lw.line = append(lw.line, "-[ RECORD "...)
 		lw.line = strconv.AppendInt(lw.line, n+1, 10)
 		lw.line = append(lw.line, " ]"...)
-		label := len(lw.line)
+		label := len(lw.line) - lw.start
 		if label <= nameW+1 {
 			lw.repeat("-", nameW+1-label)
 			lw.line = append(lw.line, '+')
@@ -558,6 +612,11 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			}
 		}
 		n++
+		// A record at a time: a live result's record must reach the
+		// output (and its background flush) as it comes.
+		if err := lw.flush(); err != nil {
+			return n, err
+		}
 		if n%int64(opt.BatchSize) == 0 {
 			if err := o.flush(); err != nil {
 				return n, err
@@ -570,5 +629,5 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			return n, err
 		}
 	}
-	return n, nil
+	return n, lw.flush()
 }
