@@ -71,6 +71,10 @@ type cellMaker struct {
 	text    []byte
 	display []byte
 	arena   []byte // where intern copies cell texts (see intern)
+	// blocks are the blocks filled since the last rewind, in order, and
+	// next the index of the one to fill after arena.
+	blocks [][]byte
+	next   int
 }
 
 // arenaChunk is the size of the blocks cell texts are copied into.
@@ -79,8 +83,8 @@ const arenaChunk = 64 << 10
 // intern returns b's text as a string that shares a block with the texts
 // before it: one allocation per 64 KiB of cells instead of one per cell
 // (six per record, the most of table's allocations). Bytes are only ever
-// appended to a block, never overwritten, and a full block is left to
-// the strings that point into it, so every string stays as it was made.
+// appended to a block, never overwritten until rewind, so every string
+// stays as it was made until then.
 func (m *cellMaker) intern(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -89,11 +93,24 @@ func (m *cellMaker) intern(b []byte) string {
 		return string(b)
 	}
 	if cap(m.arena)-len(m.arena) < len(b) {
-		m.arena = make([]byte, 0, arenaChunk)
+		if m.next == len(m.blocks) {
+			m.blocks = append(m.blocks, make([]byte, 0, arenaChunk))
+		}
+		m.arena = m.blocks[m.next][:0]
+		m.next++
 	}
 	at := len(m.arena)
 	m.arena = append(m.arena, b...)
 	return unsafe.String(&m.arena[at], len(b))
+}
+
+// rewind lets intern fill its blocks again from the first: every text it
+// returned before is overwritten by later cells, so the caller must hold
+// none (the table rewinds between pages, whose cells are dropped once
+// drawn). A table's blocks are then a page's worth, allocated once, instead
+// of a new block every 64 KiB of output for the GC to clear and collect.
+func (m *cellMaker) rewind() {
+	m.arena, m.next = nil, 0
 }
 
 func (m *cellMaker) value(v any, t result.Type) cell {
@@ -376,6 +393,9 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	st := newStyler(opt)
 	maker := &cellMaker{limit: opt.Width}
 	lw := &lineWriter{o: o, line: make([]byte, 0, lineChunk+4<<10)}
+	// The headers outlive every page: their texts are not in maker's
+	// blocks, which each page fills again.
+	headMaker := &cellMaker{limit: opt.Width}
 	rs, _ := recordStream(res)
 	// A live result (FOLLOW) prints each row as it comes once its backlog
 	// is shown, in the widths the first rows set: a later, wider cell is
@@ -387,7 +407,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	natural := make([]int, len(cols)) // widest cell so far, per column
 	align := make([]byte, len(cols))
 	for i, c := range cols {
-		heads[i] = maker.name(c.Name)
+		heads[i] = headMaker.name(c.Name)
 		natural[i] = heads[i].width
 		align[i] = 'l'
 		if c.Type == result.Int || c.Type == result.Number {
@@ -402,6 +422,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	var readErr error
 	for first := true; ; first = false {
 		batch, slab = batch[:0], slab[:0]
+		maker.rewind() // the last page is drawn: no cell of it is held
 		for len(batch) < opt.BatchSize {
 			if len(batch) > 0 && stats.Live() {
 				break
@@ -566,8 +587,9 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 
 	names := make([]cell, len(cols))
 	nameW := 0
+	nameMaker := &cellMaker{} // the names outlive each record's cells
 	for i, c := range cols {
-		names[i] = maker.name(c.Name)
+		names[i] = nameMaker.name(c.Name)
 		nameW = max(nameW, names[i].width)
 	}
 	cells := make([]cell, len(cols))
@@ -581,6 +603,7 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			return n, rowError(n, row, cols)
 		}
 		valW := 0
+		maker.rewind() // the last record's cells are written
 		for i, v := range row {
 			cells[i] = maker.value(v, cols[i].Type)
 			valW = max(valW, cells[i].width)
