@@ -18,11 +18,11 @@ func TestCellTextsSurviveLaterCells(t *testing.T) {
 			s = strings.Repeat("big", arenaChunk/2)
 		}
 		c := m.make([]byte(s))
-		want, got = append(want, s), append(got, c.text)
+		want, got = append(want, s), append(got, m.str(c))
 		require.Equal(t, len(s), c.width)
 	}
 	require.Equal(t, want, got)
-	require.Equal(t, "", m.make(nil).text)
+	require.Equal(t, "", m.str(m.make(nil)))
 }
 
 // After rewind the blocks are filled again from the first: a page's worth
@@ -33,7 +33,8 @@ func TestRewoundBlocksAreReusedForTheNextPage(t *testing.T) {
 	page := func(p int) []string {
 		var got []string
 		for i := range 5000 { // about 110 KiB: two blocks
-			got = append(got, m.make([]byte(fmt.Sprintf("page-%d-cell-%d-%s", p, i, strings.Repeat("y", i%11)))).text)
+			c := m.make([]byte(fmt.Sprintf("page-%d-cell-%d-%s", p, i, strings.Repeat("y", i%11))))
+			got = append(got, m.str(c))
 		}
 		return got
 	}
