@@ -99,7 +99,7 @@ func (c *Cluster) DescribeLogDirs(ctx context.Context, m *Metadata, brokers []in
 				}
 			}
 			actx, cancel := context.WithTimeout(ctx, everyBrokerAttempt)
-			raw, err := c.send(actx, api, id, items, ownConnection{req})
+			raw, err := c.send(actx, api, id, items, req)
 			cancel()
 			mu.Lock()
 			defer mu.Unlock()
@@ -151,19 +151,6 @@ func (c *Cluster) DescribeLogDirs(ctx context.Context, m *Metadata, brokers []in
 	slices.SortFunc(failed, func(a, b *BrokerError) int { return int(a.ID) - int(b.ID) })
 	return got, failed, nil
 }
-
-// ownConnection sends a DescribeLogDirs on a connection of its own to its
-// broker, beside the one that carries Metadata and ListOffsets. A broker
-// answers one request of a connection at a time, in order, and on a real
-// broker DescribeLogDirs is the slowest of SHOW TOPICS' requests (it sizes
-// every replica asked for): on the shared connection the write rates'
-// ListOffsets to the same broker waited behind it. kgo gives requests that
-// carry a timeout a connection of their own (its "slow" connection); this
-// one's timeout is 0, so kgo's read deadline is its default, as before. The
-// broker and the request are the same: only the socket differs.
-type ownConnection struct{ *kmsg.DescribeLogDirsRequest }
-
-func (ownConnection) Timeout() int32 { return 0 }
 
 var errNoLogDirs = errors.New("the broker answered DescribeLogDirs with no log directory")
 
