@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 )
@@ -52,4 +53,37 @@ func TestEachConnectionAsksApiVersionsOnce(t *testing.T) {
 	for _, v := range asked {
 		require.Equal(t, int16(4), v, "each ApiVersions asks v4 first (asked: %v)", asked)
 	}
+}
+
+// The cap is on ApiVersions alone: every other request (Fetch, Produce,
+// ListOffsets, ...) may go up to the versions kgo would use without it, so
+// that no feature of a newer request version is silently lost.
+func TestOnlyApiVersionsIsCapped(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+		return net.Listen(network, "127.0.0.1:0")
+	}))
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := Dial(ctx, Config{Bootstrap: c.ListenAddrs()[:1]})
+	require.NoError(t, err)
+	defer cl.Close()
+	bare, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	require.NoError(t, err)
+	defer bare.Close()
+
+	versions := func(cl *kgo.Client) map[int16]int16 {
+		vs, _ := cl.OptValue(kgo.MaxVersions).(*kversion.Versions)
+		require.NotNil(t, vs, "kgo's default is a version table")
+		m := map[int16]int16{}
+		vs.EachMaxKeyVersion(func(k, v int16) { m[k] = v })
+		return m
+	}
+	ours, kgos := versions(cl.cl), versions(bare)
+	require.Equal(t, int16(4), ours[int16(kmsg.ApiVersions)])
+	delete(ours, int16(kmsg.ApiVersions))
+	delete(kgos, int16(kmsg.ApiVersions))
+	require.Equal(t, kgos, ours, "every key but ApiVersions as kgo's default")
+	require.Greater(t, ours[int16(kmsg.Fetch)], int16(12), "sanity: a modern Fetch")
 }
