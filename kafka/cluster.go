@@ -146,9 +146,13 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 // at v4. kgo opens each connection with ApiVersions v5 (KIP-1242, which
 // only adds a check of the cluster and node id); a broker without it (Kafka
 // 4.3 and older) answers UNSUPPORTED_VERSION and kgo asks again with v4: one
-// more round trip on every new connection, before its first request, and a
-// one-shot statement opens a connection to every broker it asks (SHOW
-// TOPICS: each broker's DescribeLogDirs and each leader's ListOffsets).
+// more round trip before the first request to each broker (kgo remembers a
+// broker's version for an hour after), and a one-shot statement opens a
+// connection to every broker it asks (SHOW TOPICS: each broker's
+// DescribeLogDirs and each leader's ListOffsets). On Kafka 4.4+ this gives
+// up v5's refusal of a connection that reached the wrong node or cluster
+// (README, Tested Kafka versions). Every other key stays at kgo's default
+// (TestOnlyApiVersionsIsCapped).
 func clientVersions() *kversion.Versions {
 	v := kversion.Stable()
 	v.SetMaxKeyVersion(18, 4) // 18: ApiVersions
