@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
 	"github.com/twmb/franz-go/pkg/sasl"
 )
 
@@ -106,6 +107,7 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		// 4 MiB blocks (8 MiB allocated and cleared, about a tenth of a
 		// million-record CONSUME's allocation outside the records).
 		kgo.DisableClientMetrics(),
+		kgo.MaxVersions(clientVersions()),
 	}
 	if cfg.IdleTimeout > 0 {
 		opts = append(opts, kgo.ConnIdleTimeout(cfg.IdleTimeout))
@@ -138,6 +140,23 @@ func Dial(ctx context.Context, cfg Config) (*Cluster, error) {
 		return nil, &UnreachableError{Bootstrap: cfg.Bootstrap, Err: err}
 	}
 	return c, nil
+}
+
+// clientVersions is kgo's stable request versions with ApiVersions capped
+// at v4. kgo opens each connection with ApiVersions v5 (KIP-1242, which
+// only adds a check of the cluster and node id); a broker without it (Kafka
+// 4.3 and older) answers UNSUPPORTED_VERSION and kgo asks again with v4: one
+// more round trip before the first request to each broker (kgo remembers a
+// broker's version for an hour after), and a one-shot statement opens a
+// connection to every broker it asks (SHOW TOPICS: each broker's
+// DescribeLogDirs and each leader's ListOffsets). On Kafka 4.4+ this gives
+// up v5's refusal of a connection that reached the wrong node or cluster
+// (README, Tested Kafka versions). Every other key stays at kgo's default
+// (TestOnlyApiVersionsIsCapped).
+func clientVersions() *kversion.Versions {
+	v := kversion.Stable()
+	v.SetMaxKeyVersion(18, 4) // 18: ApiVersions
+	return v
 }
 
 // Close closes every connection of the cluster, and its SASL mechanism if

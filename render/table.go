@@ -42,12 +42,25 @@ const minCutWidth = 4
 // the locale.
 var widthOpts = displaywidth.Options{}
 
+// cell is one display cell. Its text is in the blocks of the cellMaker
+// that made it (see str), named by position rather than by a string: a
+// page of cells holds no pointer, so storing a cell costs no GC write
+// barrier and the GC has nothing in a page to scan (with a string per
+// cell, the barriers were a sixth of a table CONSUME's CPU).
+//
+// Four fields of at most 32 bytes, so that the compiler keeps a cell in
+// registers: the cells are passed and returned by value on every record.
 type cell struct {
-	text  string
-	width int  // display width of text
-	null  bool // text is "NULL", shown dim
-	cut   bool // text is already shortened: it must end in the ellipsis
+	block int32 // the text is blocks[block][at:at+n]; -1: own[at]
+	at    int32
+	n     int32 // the text's length; -1: NULL (shown dim)
+	width int   // display width of the text
 }
+
+// nullCell is SQL NULL.
+var nullCell = cell{n: -1, width: 4}
+
+func (c cell) null() bool { return c.n < 0 }
 
 // styler holds the per-stream colours.
 type styler struct {
@@ -70,35 +83,76 @@ type cellMaker struct {
 	ts      timeFormatter
 	text    []byte
 	display []byte
-	arena   []byte // where intern copies cell texts (see intern)
+	// blocks hold the cell texts (see intern): blocks[:next] are in use
+	// since the last rewind, the last of them filled up to fill. own holds
+	// the texts that are not in a block.
+	blocks [][]byte
+	next   int
+	fill   int
+	own    []string
 }
 
 // arenaChunk is the size of the blocks cell texts are copied into.
 const arenaChunk = 64 << 10
 
-// intern returns b's text as a string that shares a block with the texts
-// before it: one allocation per 64 KiB of cells instead of one per cell
-// (six per record, the most of table's allocations). Bytes are only ever
-// appended to a block, never overwritten, and a full block is left to
-// the strings that point into it, so every string stays as it was made.
-func (m *cellMaker) intern(b []byte) string {
+// intern copies b into a block shared with the texts before it (one
+// allocation per 64 KiB of cells instead of one per cell, six per record)
+// and returns the cell that names it. Bytes are only ever appended to a
+// block, never overwritten until rewind, so every cell's text stays as it
+// was made until then. A text too large for a block is its own string.
+func (m *cellMaker) intern(b []byte, width int) cell {
+	c := cell{n: int32(len(b)), width: width}
 	if len(b) == 0 {
-		return ""
+		return c
 	}
 	if len(b) > arenaChunk/4 {
-		return string(b)
+		return m.keep(string(b), width)
 	}
-	if cap(m.arena)-len(m.arena) < len(b) {
-		m.arena = make([]byte, 0, arenaChunk)
+	if m.next == 0 || arenaChunk-m.fill < len(b) {
+		if m.next == len(m.blocks) {
+			m.blocks = append(m.blocks, make([]byte, arenaChunk))
+		}
+		m.next++
+		m.fill = 0
 	}
-	at := len(m.arena)
-	m.arena = append(m.arena, b...)
-	return unsafe.String(&m.arena[at], len(b))
+	c.block, c.at = int32(m.next-1), int32(m.fill)
+	m.fill += copy(m.blocks[m.next-1][m.fill:], b)
+	return c
+}
+
+// keep returns the cell of a text that is not in a block.
+func (m *cellMaker) keep(s string, width int) cell {
+	m.own = append(m.own, s)
+	return cell{block: -1, at: int32(len(m.own) - 1), n: int32(len(s)), width: width}
+}
+
+// str is c's text; c must be this maker's, made since its last rewind.
+func (m *cellMaker) str(c cell) string {
+	switch {
+	case c.null():
+		return "NULL"
+	case c.n == 0:
+		return ""
+	case c.block < 0:
+		return m.own[c.at]
+	}
+	return unsafe.String(&m.blocks[c.block][c.at], c.n)
+}
+
+// rewind lets intern fill its blocks again from the first: every cell made
+// before is overwritten by later ones, so the caller must hold none (the
+// table rewinds between pages, whose cells are dropped once drawn). A
+// table's blocks are then a page's worth, allocated once, instead of a new
+// block every 64 KiB of output for the GC to clear and collect.
+func (m *cellMaker) rewind() {
+	m.next, m.fill = 0, 0
+	clear(m.own)
+	m.own = m.own[:0]
 }
 
 func (m *cellMaker) value(v any, t result.Type) cell {
 	if isNull(v) {
-		return cell{text: "NULL", width: 4, null: true}
+		return nullCell
 	}
 	m.text = appendText(m.text[:0], v, t)
 	return m.make(m.text)
@@ -107,26 +161,69 @@ func (m *cellMaker) value(v any, t result.Type) cell {
 // The record path's cells: typed values, nothing boxed.
 
 func (m *cellMaker) int(n int64) cell {
-	m.text = strconv.AppendInt(m.text[:0], n, 10)
-	return m.make(m.text)
+	return m.plain(m.scratch(strconv.AppendInt(m.text[:0], n, 10)))
 }
 
 func (m *cellMaker) time(ms int64) cell {
-	m.text = m.ts.append(m.text[:0], ms)
-	return m.make(m.text)
+	return m.plain(m.scratch(m.ts.append(m.text[:0], ms)))
+}
+
+// scratch keeps t, appended to m.text[:0], as m.text only when it grew: a
+// store of a slice into the maker is a GC write barrier while a collection
+// runs (the read path's allocations keep one running much of the time), and
+// the cells are made at several a record.
+func (m *cellMaker) scratch(t []byte) []byte {
+	if cap(t) != cap(m.text) {
+		m.text = t
+	}
+	return t
 }
 
 func (m *cellMaker) bytes(b []byte) cell {
 	if b == nil {
-		return cell{text: "NULL", width: 4, null: true}
+		return nullCell
+	}
+	// Most keys and values are printable ASCII: such text is its own
+	// display text (valid UTF-8, nothing to escape, a column a byte), so
+	// it is copied once, into the block, instead of through m.text and
+	// m.display first.
+	if printableASCII(b) && !looksHex(b) {
+		return m.plain(b)
 	}
 	m.text = appendBytesText(m.text[:0], b)
 	return m.make(m.text)
 }
 
+// plain is make for text known to be printable ASCII (digits, a
+// timestamp, a value printableASCII passed): the display text is the text
+// and its width its length. Only a cell wider than the terminal takes
+// make's way, which cuts it.
+func (m *cellMaker) plain(s []byte) cell {
+	if m.limit > 0 && len(s) > m.limit {
+		return m.make(s)
+	}
+	return m.intern(s, len(s))
+}
+
+// printableASCII reports whether every byte of s is printable ASCII
+// (0x20-0x7e), eight bytes at a time.
+func printableASCII(s []byte) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if displayLookMask(binary.LittleEndian.Uint64(s[i:])) != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 func (m *cellMaker) headers(hs []result.Header) cell {
-	m.text = appendHeadersText(m.text[:0], hs)
-	return m.make(m.text)
+	return m.make(m.scratch(appendHeadersText(m.text[:0], hs)))
 }
 
 // record appends rec's six cells to slab.
@@ -152,21 +249,22 @@ func (m *cellMaker) make(s []byte) cell {
 			s, cut = s[:max], true
 		}
 	}
-	var ascii bool
-	m.display, ascii = appendDisplay(m.display[:0], s)
-	c := cell{cut: cut}
-	if ascii {
-		c.width = len(m.display) // printable ASCII: one column a byte
-	} else {
-		c.width = widthOpts.Bytes(m.display)
+	display, ascii := appendDisplay(m.display[:0], s)
+	if cap(display) != cap(m.display) { // see scratch
+		m.display = display
 	}
-	if m.limit > 0 && c.width > m.limit {
-		c.text = widthOpts.TruncateString(string(m.display), m.limit, "")
-		c.width, c.cut = widthOpts.String(c.text), true
-	} else {
-		c.text = m.intern(m.display)
+	width := len(display) // printable ASCII: one column a byte
+	if !ascii {
+		width = widthOpts.Bytes(display)
 	}
-	if c.cut {
+	var c cell
+	if m.limit > 0 && width > m.limit {
+		text := widthOpts.TruncateString(string(display), m.limit, "")
+		c, cut = m.keep(text, widthOpts.String(text)), true
+	} else {
+		c = m.intern(display, width)
+	}
+	if cut {
 		// Count a cut cell as wider than any column can be, so it is always
 		// cut again to its column and shown with the ellipsis.
 		c.width = m.limit + 1
@@ -255,24 +353,34 @@ func escapedRune(r rune) bool {
 	return false
 }
 
-// lineWriter builds one output line at a time.
+// lineWriter builds the output a line at a time, and hands it to the
+// output about every lineChunk bytes rather than a line at a time (a
+// table line is short: one write per line was a lock and a copy per
+// record). Flush it before the output is flushed.
 type lineWriter struct {
-	o    *output
-	line []byte
+	o     *output
+	line  []byte // lines not yet written; the current one starts at start
+	start int
 }
+
+// lineChunk is how much the lineWriter gathers before it writes.
+const lineChunk = 32 << 10
 
 // spaces is what pad copies from: a cell's padding in one append, not a
 // byte at a time (a grid row pads each of its cells).
 const spaces = "                                                                "
 
-func (l *lineWriter) pad(n int) {
+func (l *lineWriter) pad(n int) { l.line = appendPad(l.line, n) }
+
+func appendPad(line []byte, n int) []byte {
 	for n > len(spaces) {
-		l.line = append(l.line, spaces...)
+		line = append(line, spaces...)
 		n -= len(spaces)
 	}
 	if n > 0 {
-		l.line = append(l.line, spaces[:n]...)
+		line = append(line, spaces[:n]...)
 	}
+	return line
 }
 
 func (l *lineWriter) repeat(s string, n int) {
@@ -284,19 +392,36 @@ func (l *lineWriter) repeat(s string, n int) {
 // end writes the line without its trailing spaces (padding after the last
 // column, or after the bar of an empty last cell).
 func (l *lineWriter) end() error {
-	for len(l.line) > 0 && l.line[len(l.line)-1] == ' ' {
+	for len(l.line) > l.start && l.line[len(l.line)-1] == ' ' {
 		l.line = l.line[:len(l.line)-1]
 	}
 	l.line = append(l.line, '\n')
+	l.start = len(l.line)
+	if len(l.line) < lineChunk {
+		return nil
+	}
+	return l.flush()
+}
+
+// flush writes the lines gathered so far to the output.
+func (l *lineWriter) flush() error {
 	err := l.o.write(l.line)
-	l.line = l.line[:0]
+	l.line, l.start = l.line[:0], 0
 	return err
 }
 
-// put writes c in a field of width w, cutting it with the ellipsis when it is
-// wider. align is 'l', 'r' or 'c'; last leaves out trailing padding.
-func (l *lineWriter) put(c cell, w int, align byte, last bool, st styler) {
-	text, width := c.text, c.width
+// put writes c, whose text is text, in a field of width w, cutting it with
+// the ellipsis when it is wider. align is 'l', 'r' or 'c'; last leaves out
+// trailing padding.
+func (l *lineWriter) put(text string, c cell, w int, align byte, last bool, st styler) {
+	l.line = appendCell(l.line, text, c, w, align, last, &st)
+}
+
+// appendCell is put on a line kept in a local variable (a grid row's
+// cells are appended so, with no store into the lineWriter per cell: see
+// cellMaker.scratch).
+func appendCell(line []byte, text string, c cell, w int, align byte, last bool, st *styler) []byte {
+	width := c.width
 	if width > w {
 		text = widthOpts.TruncateString(text, w-1, "") + ellipsis
 		width = widthOpts.String(text)
@@ -309,22 +434,26 @@ func (l *lineWriter) put(c cell, w int, align byte, last bool, st styler) {
 	case 'c':
 		left = gap / 2
 	}
-	l.pad(left)
-	if c.null {
-		l.line = append(l.line, st.null...)
+	line = appendPad(line, left)
+	if c.null() {
+		line = append(line, st.null...)
 	} else {
-		l.line = append(l.line, text...)
+		line = append(line, text...)
 	}
 	if !last {
-		l.pad(gap - left)
+		line = appendPad(line, gap-left)
 	}
+	return line
 }
 
 func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	cols := res.Columns()
 	st := newStyler(opt)
 	maker := &cellMaker{limit: opt.Width}
-	lw := &lineWriter{o: o}
+	lw := &lineWriter{o: o, line: make([]byte, 0, lineChunk+4<<10)}
+	// The headers outlive every page: their texts are not in maker's
+	// blocks, which each page fills again.
+	headMaker := &cellMaker{limit: opt.Width}
 	rs, _ := recordStream(res)
 	// A live result (FOLLOW) prints each row as it comes once its backlog
 	// is shown, in the widths the first rows set: a later, wider cell is
@@ -336,7 +465,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	natural := make([]int, len(cols)) // widest cell so far, per column
 	align := make([]byte, len(cols))
 	for i, c := range cols {
-		heads[i] = maker.name(c.Name)
+		heads[i] = headMaker.name(c.Name)
 		natural[i] = heads[i].width
 		align[i] = 'l'
 		if c.Type == result.Int || c.Type == result.Number {
@@ -351,6 +480,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 	var readErr error
 	for first := true; ; first = false {
 		batch, slab = batch[:0], slab[:0]
+		maker.rewind() // the last page is drawn: no cell of it is held
 		for len(batch) < opt.BatchSize {
 			if len(batch) > 0 && stats.Live() {
 				break
@@ -396,7 +526,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 					lw.line = append(lw.line, " |"...)
 				}
 				lw.line = append(lw.line, ' ')
-				lw.put(heads[i], widths[i], 'c', i == len(cols)-1, st)
+				lw.put(headMaker.str(heads[i]), heads[i], widths[i], 'c', i == len(cols)-1, st)
 			}
 			if err := lw.end(); err != nil {
 				return n, err
@@ -412,17 +542,22 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 			}
 		}
 		for _, cells := range batch {
+			line := lw.line
 			for i, c := range cells {
 				if i > 0 {
-					lw.line = append(lw.line, " |"...)
+					line = append(line, " |"...)
 				}
-				lw.line = append(lw.line, ' ')
-				lw.put(c, widths[i], align[i], i == len(cells)-1, st)
+				line = append(line, ' ')
+				line = appendCell(line, maker.str(c), c, widths[i], align[i], i == len(cells)-1, &st)
 			}
+			lw.line = line
 			if err := lw.end(); err != nil {
 				return n, err
 			}
 			n++
+		}
+		if err := lw.flush(); err != nil {
+			return n, err
 		}
 		if err := o.flush(); err != nil {
 			return n, err
@@ -440,7 +575,7 @@ func writeTable(o *output, res result.Result, opt Options) (int64, error) {
 			return n, err
 		}
 	}
-	return n, nil
+	return n, lw.flush()
 }
 
 func appendRowCount(buf []byte, n int64) []byte {
@@ -512,8 +647,9 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 
 	names := make([]cell, len(cols))
 	nameW := 0
+	nameMaker := &cellMaker{} // the names outlive each record's cells
 	for i, c := range cols {
-		names[i] = maker.name(c.Name)
+		names[i] = nameMaker.name(c.Name)
 		nameW = max(nameW, names[i].width)
 	}
 	cells := make([]cell, len(cols))
@@ -527,6 +663,7 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			return n, rowError(n, row, cols)
 		}
 		valW := 0
+		maker.rewind() // the last record's cells are written
 		for i, v := range row {
 			cells[i] = maker.value(v, cols[i].Type)
 			valW = max(valW, cells[i].width)
@@ -538,7 +675,7 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 		lw.line = append(lw.line, "-[ RECORD "...)
 		lw.line = strconv.AppendInt(lw.line, n+1, 10)
 		lw.line = append(lw.line, " ]"...)
-		label := len(lw.line)
+		label := len(lw.line) - lw.start
 		if label <= nameW+1 {
 			lw.repeat("-", nameW+1-label)
 			lw.line = append(lw.line, '+')
@@ -550,14 +687,19 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			return n, err
 		}
 		for i, c := range cells {
-			lw.put(names[i], nameW, 'l', false, st)
+			lw.put(nameMaker.str(names[i]), names[i], nameW, 'l', false, st)
 			lw.line = append(lw.line, " | "...)
-			lw.put(c, c.width, 'l', true, st)
+			lw.put(maker.str(c), c, c.width, 'l', true, st)
 			if err := lw.end(); err != nil {
 				return n, err
 			}
 		}
 		n++
+		// A record at a time: a live result's record must reach the
+		// output (and its background flush) as it comes.
+		if err := lw.flush(); err != nil {
+			return n, err
+		}
 		if n%int64(opt.BatchSize) == 0 {
 			if err := o.flush(); err != nil {
 				return n, err
@@ -570,5 +712,5 @@ func writeExpanded(o *output, res result.Result, opt Options) (int64, error) {
 			return n, err
 		}
 	}
-	return n, nil
+	return n, lw.flush()
 }

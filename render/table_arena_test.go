@@ -18,9 +18,43 @@ func TestCellTextsSurviveLaterCells(t *testing.T) {
 			s = strings.Repeat("big", arenaChunk/2)
 		}
 		c := m.make([]byte(s))
-		want, got = append(want, s), append(got, c.text)
+		want, got = append(want, s), append(got, m.str(c))
 		require.Equal(t, len(s), c.width)
 	}
 	require.Equal(t, want, got)
-	require.Equal(t, "", m.make(nil).text)
+	require.Equal(t, "", m.str(m.make(nil)))
+}
+
+// After rewind the blocks are filled again from the first: a page's worth
+// of cells costs no allocation once the first page has sized them, and
+// every text made after the rewind is as it was made.
+func TestRewoundBlocksAreReusedForTheNextPage(t *testing.T) {
+	m := &cellMaker{}
+	page := func(p int) []string {
+		var got []string
+		for i := range 5000 { // about 110 KiB: two blocks
+			c := m.make([]byte(fmt.Sprintf("page-%d-cell-%d-%s", p, i, strings.Repeat("y", i%11))))
+			got = append(got, m.str(c))
+		}
+		return got
+	}
+	page(0)
+	blocks := len(m.blocks)
+	require.Equal(t, 2, blocks)
+	for p := 1; p < 4; p++ {
+		m.rewind()
+		got := page(p)
+		for i, s := range got {
+			require.Equal(t, fmt.Sprintf("page-%d-cell-%d-%s", p, i, strings.Repeat("y", i%11)), s)
+		}
+	}
+	require.Equal(t, blocks, len(m.blocks), "a rewound page reuses the blocks")
+	text := []byte("a cell of a later page")
+	allocs := testing.AllocsPerRun(100, func() {
+		m.rewind()
+		for range 3000 {
+			m.make(text)
+		}
+	})
+	require.Equal(t, 0.0, allocs)
 }
