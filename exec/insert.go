@@ -225,20 +225,17 @@ func (p *insertPlan) rows(ctx context.Context, fn func(*insertRow) error) error 
 		}
 		q.From, q.Partitions, q.Skip, q.Limit, q.LimitAll = p.checked, nil, nil, nil, true
 	}
-	readCtx, cancelRead := ctx, context.CancelFunc(func() {})
 	if p.pass != nil {
 		q.Projection = nil // the record path: see insert_passthrough.go
-		readCtx, cancelRead = context.WithCancel(ctx)
 	}
-	defer cancelRead()
-	res, err := p.s.Execute(readCtx, q)
+	res, err := p.s.Execute(ctx, q)
 	if err != nil {
 		return err
 	}
 	defer res.Close()
 	if p.pass != nil {
 		if rs, ok := res.(result.RecordStream); ok {
-			return p.pipelinedRecordRows(ctx, cancelRead, rs, fn)
+			return p.recordRows(ctx, rs, fn)
 		}
 		return fmt.Errorf("INSERT: the source read of %s is not a record stream (%T)", p.in.Select.Topic, res) // a plan this file does not know
 	}

@@ -81,6 +81,31 @@ func (s *Session) passThroughFor(in *lang.Insert) (*passCols, error) {
 	return pc, nil
 }
 
+// recordRows is rows for a pass-through INSERT: rs's records, mapped onto
+// one insertRow reused from record to record (fn must not keep it; the
+// writer copies what it needs).
+func (p *insertPlan) recordRows(ctx context.Context, rs result.RecordStream, fn func(*insertRow) error) error {
+	var r insertRow
+	for {
+		rec, ok := rs.NextRecord()
+		if !ok {
+			break
+		}
+		if p.upTo != nil {
+			if last, seen := p.upTo[rec.Partition]; !seen || rec.Offset > last {
+				continue // arrived after the check (see insertPlan.upTo)
+			}
+		}
+		if err := p.mapRecord(ctx, rec, &r); err != nil {
+			return err
+		}
+		if err := fn(&r); err != nil {
+			return err
+		}
+	}
+	return rs.Err()
+}
+
 // mapRecord is mapRow for a record of the scan: the same record written,
 // from the record's fields instead of a row's cells.
 func (p *insertPlan) mapRecord(ctx context.Context, rec *result.Record, r *insertRow) error {
