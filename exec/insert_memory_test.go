@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -74,4 +75,121 @@ func TestReadBudgetIsTheLowerOfSessionAndStatement(t *testing.T) {
 	require.Equal(t, int64(insertReadBudget), readBudget(in, 0), "the default lowered")
 	require.Equal(t, int64(1<<20), readBudget(in, 1<<20), "a smaller session budget stays")
 	require.Equal(t, int64(insertReadBudget), readBudget(in, 64<<20))
+}
+
+// heldProduces holds every Produce on kfake's hooks until release is
+// called; sent is signalled when the first one arrives.
+type heldProduces struct {
+	sent    chan struct{}
+	release func()
+}
+
+func holdProduces(t *testing.T, f *fake) *heldProduces {
+	t.Helper()
+	ch := make(chan struct{})
+	var once sync.Once
+	h := &heldProduces{sent: make(chan struct{}, 1), release: func() { once.Do(func() { close(ch) }) }}
+	t.Cleanup(h.release)
+	f.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		select {
+		case h.sent <- struct{}{}:
+		default:
+		}
+		f.SleepControl(func() { <-ch })
+		return nil, nil, false
+	})
+	return h
+}
+
+// Every form of INSERT goes through the same bound: a destination per
+// record (the check pass, then the write) and ORDER BY (the row path).
+func TestInsertEveryFormHoldsTheBound(t *testing.T) {
+	for _, stmt := range []string{
+		"INSERT INTO TOPIC 'dst' SELECT * FROM src EXECUTE",
+		"INSERT INTO dst SELECT key, value FROM src ORDER BY key DESC LIMIT 1200 EXECUTE",
+	} {
+		t.Run(stmt, func(t *testing.T) {
+			f := newFake(t)
+			f.spread(t, "src", 3)
+			f.spread(t, "dst", 3)
+			f.produce(t, "src", 3, 400)
+			old := insertBufferedRecords
+			insertBufferedRecords = 100
+			t.Cleanup(func() { insertBufferedRecords = old })
+			h := holdProduces(t, f)
+
+			p := &result.MoveProgress{}
+			ctx := result.WithMoveProgress(ctxT(t), p)
+			done := make(chan error, 1)
+			go func() { done <- drain(f.sess.Execute(ctx, parse(t, stmt))) }()
+			select {
+			case <-h.sent:
+			case err := <-done:
+				t.Fatalf("the INSERT ended (%v) before it produced", err)
+			}
+			require.Eventually(t, func() bool { return p.Snapshot().Records >= 100 }, 10*time.Second, time.Millisecond)
+			require.Never(t, func() bool { return p.Snapshot().Records > 100 }, 300*time.Millisecond, time.Millisecond,
+				"records handed to the producer while none was acknowledged")
+			h.release()
+			require.NoError(t, <-done)
+			require.Len(t, committedEventually(t, f.sess, "dst", 1200), 1200)
+		})
+	}
+}
+
+// Ctrl-C while the INSERT waits for room under the bound: the wait ends
+// with the cancel (it does not wait for the leaders to answer), the open
+// transaction is aborted, the error says nothing was committed and gives
+// the resume, and the resume copies every record exactly once.
+func TestInsertCancelledWhileBlockedOnTheBound(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "src", 3)
+	f.spread(t, "dst", 3)
+	f.produce(t, "src", 3, 400)
+	old := insertBufferedRecords
+	insertBufferedRecords = 100
+	t.Cleanup(func() { insertBufferedRecords = old })
+	h := holdProduces(t, f)
+
+	p := &result.MoveProgress{}
+	ctx, cancel := context.WithCancel(result.WithMoveProgress(context.Background(), p))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- drain(f.sess.Execute(ctx, parse(t, "INSERT INTO dst SELECT * FROM src EXECUTE"))) }()
+	select {
+	case <-h.sent:
+	case err := <-done:
+		t.Fatalf("the INSERT ended (%v) before it produced", err)
+	}
+	require.Eventually(t, func() bool { return p.Snapshot().Records >= 100 }, 10*time.Second, time.Millisecond)
+	cancel()
+	// The Write blocked on the bound returns with the cancel, while no
+	// leader has answered (the progress counts every Write that returned).
+	require.Eventually(t, func() bool { return p.Snapshot().Records > 100 }, 10*time.Second, time.Millisecond,
+		"the wait for room under the bound did not end with the cancel")
+	// The records in flight must be answered before the abort (kgo waits
+	// for them: their sequence numbers); the blocked one was never sent.
+	h.release()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(25 * time.Second): // under the abort's own 30 s bound
+		t.Fatal("the cancelled INSERT did not end")
+	}
+	require.Error(t, err)
+	msg := err.Error()
+	require.Contains(t, msg, "cancelled")
+	require.Contains(t, msg, "nothing was committed")
+	require.NotContains(t, msg, "the abort failed too")
+	require.Empty(t, committedRows(t, f.sess, "dst"), "nothing of the aborted transaction is visible")
+
+	mustRun(t, f.sess, parse(t, resumeIfNotCommitted(t, msg)))
+	seen := map[string]bool{}
+	for _, r := range committedEventually(t, f.sess, "dst", 1200) {
+		k := string(r[3].([]byte))
+		require.False(t, seen[k], "%s copied twice", k)
+		seen[k] = true
+	}
+	require.Len(t, seen, 1200, "every source record exactly once")
 }
