@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/result"
 )
 
@@ -192,4 +193,71 @@ func TestInsertCancelledWhileBlockedOnTheBound(t *testing.T) {
 		seen[k] = true
 	}
 	require.Len(t, seen, 1200, "every source record exactly once")
+}
+
+// firstFetchAsks records the PartitionMaxBytes of the first Fetch after
+// each reset: what the read's budget makes it ask for. (Fetch names topics
+// by id from v13, so the test reads one topic only.)
+type firstFetchAsks struct {
+	mu  sync.Mutex
+	ask int32 // 0: none seen since the reset
+}
+
+func (a *firstFetchAsks) reset() { a.mu.Lock(); a.ask = 0; a.mu.Unlock() }
+
+func (a *firstFetchAsks) get() int32 { a.mu.Lock(); defer a.mu.Unlock(); return a.ask }
+
+func watchFetchAsks(f *fake) *firstFetchAsks {
+	a := &firstFetchAsks{}
+	f.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		for _, rt := range req.(*kmsg.FetchRequest).Topics {
+			if len(rt.Partitions) > 0 {
+				a.mu.Lock()
+				if a.ask == 0 {
+					a.ask = rt.Partitions[0].PartitionMaxBytes
+				}
+				a.mu.Unlock()
+			}
+		}
+		return nil, nil, false
+	})
+	return a
+}
+
+// An INSERT's source read asks for half of what a plain read of the same
+// range asks for (its budget is half the default), a session budget
+// smaller than that is kept, and a plain read's budget is the session's,
+// whatever an INSERT did before it. Each Fetch asks every partition for
+// its share of the budget (kafka.Reader.askBytes), so the first Fetch's
+// PartitionMaxBytes shows the budget the read runs under.
+func TestInsertReadBudgetShowsInItsFetches(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "src", 3)
+	f.spread(t, "dst", 3)
+	f.produce(t, "src", 3, 10)
+	a := watchFetchAsks(f)
+	ask := func(stmt string) int32 {
+		t.Helper()
+		a.reset()
+		require.NoError(t, drain(f.sess.Execute(ctxT(t), parse(t, stmt))))
+		require.NotZero(t, a.get(), "no Fetch for %s", stmt)
+		return a.get()
+	}
+	const (
+		plain  = "SELECT * FROM src LIMIT ALL"
+		insert = "INSERT INTO dst SELECT * FROM src EXECUTE"
+	)
+	full := ask(plain)
+	require.Equal(t, full/2, ask(insert), "an INSERT reads under half the default budget")
+	require.Equal(t, full, ask(plain), "a plain read after an INSERT keeps the full budget")
+
+	f.sess.ReadBudget = kafka.DefaultReadBudget / 8
+	t.Cleanup(func() { f.sess.ReadBudget = 0 })
+	small := ask(plain)
+	require.Equal(t, full/8, small, "a plain read runs under the session's budget")
+	require.Equal(t, small, ask(insert), "an INSERT keeps a session budget under its own")
+
+	f.sess.ReadBudget = 4 * kafka.DefaultReadBudget
+	require.Equal(t, full/2, ask(insert), "an INSERT lowers a larger session budget to its own")
 }
