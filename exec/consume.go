@@ -53,7 +53,7 @@ func (s *Session) consume(ctx context.Context, st *lang.Consume) (result.Result,
 	r.stats.WarningsFrom(r.warningsNow)
 	r.stats.SetNextPage(func() (any, bool) { return r.NextPage() })
 	r.stats.WaitingFrom(r.waiting)
-	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: s.ReadBudget, live: &r.live}
+	r.mg = &merger{ctx: ctx, cl: s.cl, m: m, budget: readBudget(ctx, s.ReadBudget), live: &r.live}
 
 	bounds, fromTime, err := r.resolveBounds(s)
 	if err != nil {

@@ -460,7 +460,8 @@ func destRows(dests map[kafka.TopicPartition]*insertDest) []result.Row {
 // execute writes the source's records in transactions. upTo, when set,
 // bounds each source partition to what the dry run checked.
 func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.Result, error) {
-	w, err := p.s.cl.NewWriter(ctx, kafka.WriterConfig{TransactionalID: kafka.NewTransactionalID("insert"), MaxTxnRecords: insertTxnRecords})
+	w, err := p.s.cl.NewWriter(ctx, kafka.WriterConfig{TransactionalID: kafka.NewTransactionalID("insert"), MaxTxnRecords: insertTxnRecords,
+		MaxBufferedRecords: insertBufferedRecords})
 	if err != nil {
 		return nil, err
 	}
@@ -510,6 +511,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		}
 	})
 	readCtx = withRangeEnds(readCtx, func(m map[int32]int64) { rd.ends = m })
+	readCtx = withReadBudget(readCtx, insertReadBudget) // see insert_memory.go
 	readCtx = withSkipped(readCtx, func(sp int32, o int64) {
 		rd.skipped[sp] = o
 		rd.skips++

@@ -26,7 +26,8 @@ type Session struct {
 	Now func() time.Time
 
 	// ReadBudget bounds the bytes of fetched records a record read buffers
-	// ahead of its consumer; 0 means kafka.DefaultReadBudget.
+	// ahead of its consumer; 0 means kafka.DefaultReadBudget. An INSERT's
+	// source read takes the lower of this and its own (insertReadBudget).
 	ReadBudget int64
 
 	// Registry decodes and encodes keys and values in the Confluent wire

@@ -80,6 +80,12 @@ type WriterConfig struct {
 	// read_committed readers of its partitions wait until the coordinator
 	// aborts it.
 	TxnTimeout time.Duration
+	// MaxBufferedRecords bounds the records the producer holds, buffered
+	// or in flight until their partition's leader acknowledges them (0:
+	// franz-go's default, 50,000). It bounds memory where MaxBufferedBytes
+	// does not: each held record costs its kgo.Record beside its bytes,
+	// and keeps alive whatever its bytes point into.
+	MaxBufferedRecords int
 }
 
 // writerBufferedBytes bounds what the producer holds. A record larger than
@@ -209,6 +215,9 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.UnknownTopicRetries(int(writerUnknownTopicWait / writerRetryBackoff)),
 		kgo.WithHooks(writeTrace{c}),
 		kgo.DisableClientMetrics(), // as in Dial: no requests kql does not route
+	}
+	if cfg.MaxBufferedRecords > 0 {
+		opts = append(opts, kgo.MaxBufferedRecords(cfg.MaxBufferedRecords))
 	}
 	if c.cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS))
