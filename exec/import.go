@@ -121,24 +121,23 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
 	committedLine := 0
-	write := func(rec *kafka.OutRecord, line int) (bool, error) {
+	write := func(rec *kafka.OutRecord, line int) error {
 		committed, err := w.Write(ctx, rec)
 		prog.Wrote(rec.Size())
 		if committed {
 			committedLine = line
 		}
-		return committed, err
+		return err
 	}
 	if spill != nil {
 		prog.Begin(spill.records, 0)
-		err = spill.each(ctx, st.Topic, write)
+		err = spill.each(ctx, st.Topic, w.Answered, write)
 	} else {
 		prog.Begin(0, fileSize(src.File, stream))
 		mp := local
 		// The producer sends a record's bytes after Write returns: KeepBytes.
 		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
-			_, err := write(rec, line)
-			return err
+			return write(rec, line)
 		})
 	}
 	if err == nil {

@@ -88,6 +88,10 @@ type WriterConfig struct {
 // it itself, or a commit right after it could succeed without it.
 const writerBufferedBytes = 32 << 20
 
+// writerBufferedRecords bounds the records the producer holds (kgo's
+// default), and so the writer's record blocks (writeblocks.go).
+const writerBufferedRecords = 50000
+
 // DefaultMaxTxnBytes is a transaction's byte bound when the config sets
 // none (EXPLAIN names it).
 const DefaultMaxTxnBytes = 16 << 20
@@ -134,16 +138,11 @@ type Writer struct {
 	txnRecords int
 	txnBytes   int64
 
-	recs []kgo.Record       // the block records are carved from (newRecord)
-	hdrs []kgo.RecordHeader // the block headers are carved from
-	// The record blocks of the open transaction, carved from again once
-	// it is committed (the producer has let go of every record by then),
-	// when a transaction needs at most maxReusedBlocks of them: a bigger
-	// one (INSERT's) would keep its blocks alive until its commit, and
-	// its peak RSS grew by 8 MiB.
-	reuse                 bool
-	txnBlocks, freeBlocks [][]kgo.Record
-	promise               func(*kgo.Record, error)
+	cur     *recordBlock       // the block records are carved from (newRecord)
+	hdrs    []kgo.RecordHeader // the block headers are carved from
+	seq     int64              // records given to the producer so far
+	made    int                // record blocks allocated (tests)
+	promise func(*kgo.Record, error)
 
 	hasErr atomic.Bool // firstErr is set: Write checks this, not the mutex, per record
 
@@ -156,6 +155,12 @@ type Writer struct {
 	failed    map[TopicPartition]error
 	aborting  bool
 	txns      int
+	// The record blocks in use, and how far the producer has answered
+	// (writeblocks.go): a block is carved from again as soon as the producer
+	// has answered every record of it, whatever the transaction's size.
+	spans      []*blockSpan // the blocks not yet answered in full, in order
+	freeBlocks []*recordBlock
+	answeredN  int64 // the first answeredN records given to Write are all answered
 }
 
 // writerRetryBackoff is how soon the writer retries a batch a broker
@@ -196,6 +201,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
+		kgo.MaxBufferedRecords(writerBufferedRecords),
 		// Under transaction version 2 (KIP-890, Kafka 4's default) a
 		// transaction's first Produce to a partition whose previous
 		// transaction's markers are still being written is answered
@@ -227,7 +233,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		}
 		return nil, fmt.Errorf("cannot start transactional id %q at its coordinator: %w", cfg.TransactionalID, err)
 	}
-	return &Writer{c: c, cfg: cfg, p: p, reuse: cfg.MaxTxnRecords <= maxReusedBlocks*recordBlock,
+	return &Writer{c: c, cfg: cfg, p: p,
 		pending:   map[TopicPartition]*PartitionWritten{},
 		committed: map[TopicPartition]*PartitionWritten{},
 		failed:    map[TopicPartition]error{},
@@ -284,47 +290,12 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 	return false, nil
 }
 
-// newRecord is a record with n headers, carved from blocks: one allocation
-// per few hundred records rather than two per record. A block lives while
-// the producer holds any record of it.
-func (w *Writer) newRecord(n int) *kgo.Record {
-	if len(w.recs) == cap(w.recs) {
-		if k := len(w.freeBlocks) - 1; k >= 0 {
-			w.recs, w.freeBlocks = w.freeBlocks[k][:0], w.freeBlocks[:k]
-		} else {
-			w.recs = make([]kgo.Record, 0, recordBlock)
-		}
-		if w.reuse {
-			w.txnBlocks = append(w.txnBlocks, w.recs)
-		}
-	}
-	w.recs = w.recs[:len(w.recs)+1]
-	r := &w.recs[len(w.recs)-1]
-	*r = kgo.Record{} // a reused block holds a committed record
-	if n > 0 {
-		if cap(w.hdrs)-len(w.hdrs) < n {
-			w.hdrs = make([]kgo.RecordHeader, 0, max(1024, n))
-		}
-		k := len(w.hdrs)
-		w.hdrs = w.hdrs[:k+n]
-		r.Headers = w.hdrs[k : k+n : k+n]
-	}
-	return r
-}
-
-// maxReusedBlocks bounds the record blocks kept for the next transaction,
-// of recordBlock records each.
-const (
-	maxReusedBlocks = 32
-	recordBlock     = 512
-)
-
 // written is every record's promise: the producer's answer for it.
 func (w *Writer) written(r *kgo.Record, err error) {
 	tp := TopicPartition{r.Topic, r.Partition}
-	defer letGo(r)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.answered(r) // after the accounting below: it reads r
 	if err != nil {
 		if w.aborting {
 			return
@@ -354,10 +325,6 @@ func (w *Writer) written(r *kgo.Record, err error) {
 	pw.Bytes += size
 	pw.LastOffset = max(pw.LastOffset, r.Offset)
 }
-
-// letGo drops a written record's references to its bytes: its block may
-// be reused, and until then it must not keep what they point into alive.
-func letGo(r *kgo.Record) { r.Key, r.Value, r.Headers = nil, nil, nil }
 
 // leaderOf names the broker the producer sent topic/p's records to: its id
 // as the producer's own metadata has it (the cluster's last metadata is
@@ -429,10 +396,6 @@ func (w *Writer) Commit(ctx context.Context) error {
 	clear(w.pending)
 	w.lastPW = nil
 	w.mu.Unlock()
-	// Flush returned: every record's promise has run, and the producer
-	// holds none of them.
-	w.freeBlocks = append(w.freeBlocks, w.txnBlocks...)
-	w.txnBlocks, w.recs = w.txnBlocks[:0], nil
 	return nil
 }
 
