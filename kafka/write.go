@@ -80,6 +80,13 @@ type WriterConfig struct {
 	// read_committed readers of its partitions wait until the coordinator
 	// aborts it.
 	TxnTimeout time.Duration
+	// MaxTxnAge, if set, also commits a transaction that has been open
+	// that long (checked every txnAgeEvery records): a bound in time well
+	// inside TxnTimeout, however slowly the records go out.
+	MaxTxnAge time.Duration
+	// MaxBufferedRecords bounds the records the producer holds at once,
+	// and so the writer's memory (default writerBufferedRecords).
+	MaxBufferedRecords int
 }
 
 // writerBufferedBytes bounds what the producer holds. A record larger than
@@ -88,9 +95,15 @@ type WriterConfig struct {
 // it itself, or a commit right after it could succeed without it.
 const writerBufferedBytes = 32 << 20
 
-// writerBufferedRecords bounds the records the producer holds (kgo's
-// default), and so the writer's record blocks (writeblocks.go).
+// writerBufferedRecords is the default bound of the records the producer
+// holds (kgo's default), and so of the writer's record blocks
+// (writeblocks.go).
 const writerBufferedRecords = 50000
+
+// txnAgeEvery is how often (in records) Write looks at the open
+// transaction's age: a clock read per record would cost more than the
+// check is worth.
+const txnAgeEvery = 256
 
 // DefaultMaxTxnBytes is a transaction's byte bound when the config sets
 // none (EXPLAIN names it).
@@ -137,6 +150,7 @@ type Writer struct {
 	inTxn      bool
 	txnRecords int
 	txnBytes   int64
+	txnStart   time.Time // when the open transaction began (MaxTxnAge)
 
 	cur     *recordBlock       // the block records are carved from (newRecord)
 	hdrs    []kgo.RecordHeader // the block headers are carved from
@@ -191,6 +205,9 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 	if cfg.TxnTimeout <= 0 {
 		cfg.TxnTimeout = 60 * time.Second
 	}
+	if cfg.MaxBufferedRecords <= 0 {
+		cfg.MaxBufferedRecords = writerBufferedRecords
+	}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.cfg.Bootstrap...),
 		kgo.ClientID(c.cfg.ClientID),
@@ -201,7 +218,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
-		kgo.MaxBufferedRecords(writerBufferedRecords),
+		kgo.MaxBufferedRecords(cfg.MaxBufferedRecords),
 		// Under transaction version 2 (KIP-890, Kafka 4's default) a
 		// transaction's first Produce to a partition whose previous
 		// transaction's markers are still being written is answered
@@ -261,6 +278,9 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		}
 		w.inTxn = true
 		w.txnRecords, w.txnBytes = 0, 0
+		if w.cfg.MaxTxnAge > 0 {
+			w.txnStart = time.Now()
+		}
 	}
 	size := rec.Size()
 	if size > writerBufferedBytes {
@@ -281,7 +301,8 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 	w.p.Produce(ctx, r, w.promise)
 	w.txnRecords++
 	w.txnBytes += size
-	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes {
+	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes ||
+		w.cfg.MaxTxnAge > 0 && w.txnRecords%txnAgeEvery == 0 && time.Since(w.txnStart) >= w.cfg.MaxTxnAge {
 		if err := w.Commit(ctx); err != nil {
 			return false, err
 		}

@@ -46,3 +46,22 @@ func TestWriterReusesAnsweredBlocksWithinATransaction(t *testing.T) {
 	}
 	require.Equal(t, int64(n), total)
 }
+
+// A transaction open for MaxTxnAge is committed at the next look at its
+// age (every txnAgeEvery records), however few records or bytes it holds:
+// a slow cluster does not run it into its transaction timeout.
+func TestWriterCommitsATransactionThatIsOpenTooLong(t *testing.T) {
+	f := newTracedFake(t)
+	f.topic(t, "t", 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	w, err := f.cl.NewWriter(ctx, WriterConfig{TransactionalID: NewTransactionalID("test"), MaxTxnRecords: 1 << 30, MaxTxnAge: time.Nanosecond})
+	require.NoError(t, err)
+	defer w.Close()
+	for i := 1; i <= 2*txnAgeEvery; i++ {
+		committed, err := w.Write(ctx, &OutRecord{Topic: "t", Partition: int32(i % 3), Value: []byte(strconv.Itoa(i))})
+		require.NoError(t, err)
+		require.Equal(t, i%txnAgeEvery == 0, committed, "record %d", i)
+	}
+	require.Equal(t, 2, w.Transactions())
+}
