@@ -43,10 +43,10 @@ var (
 	streamTxnRecords = 10000
 )
 
-// importBufferedRecords bounds the records the import's producer holds at
-// once: with 50,000 (kgo's default) and large transactions its peak RSS was
-// 90 MiB on real Kafka, with 20,000 60 MiB, with 10,000 46 MiB, no slower.
-const importBufferedRecords = 10000
+// importInFlight bounds the records the import's producer holds at once:
+// with 50,000 (kgo's default) and large transactions its peak RSS was 90
+// MiB on real Kafka, with 20,000 60 MiB, with 10,000 46 MiB, no slower.
+const importInFlight = 10000
 
 func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.Result, error) {
 	src := st.From
@@ -184,7 +184,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 // whole first) by importTxn*, a stream's by streamTxnRecords and the
 // writer's default byte bound (EXPLAIN names them).
 func importWriterConfig(stream bool) kafka.WriterConfig {
-	cfg := kafka.WriterConfig{MaxBufferedRecords: importBufferedRecords}
+	cfg := kafka.WriterConfig{MaxInFlight: importInFlight}
 	if stream {
 		cfg.MaxTxnRecords = streamTxnRecords
 	} else {

@@ -84,9 +84,11 @@ type WriterConfig struct {
 	// that long (checked every txnAgeEvery records): a bound in time well
 	// inside TxnTimeout, however slowly the records go out.
 	MaxTxnAge time.Duration
-	// MaxBufferedRecords bounds the records the producer holds at once,
-	// and so the writer's memory (default writerBufferedRecords).
-	MaxBufferedRecords int
+	// MaxInFlight, if set, bounds the records the producer holds at once,
+	// and so the writer's memory: Write waits while that many are not
+	// answered until half of them are (writeblocks.go). Without it the
+	// producer's own bound (writerBufferedRecords) blocks Write.
+	MaxInFlight int
 }
 
 // writerBufferedBytes bounds what the producer holds. A record larger than
@@ -174,7 +176,10 @@ type Writer struct {
 	// has answered every record of it, whatever the transaction's size.
 	spans      []*blockSpan // the blocks not yet answered in full, in order
 	freeBlocks []*recordBlock
-	answeredN  int64 // the first answeredN records given to Write are all answered
+	answeredN  int64        // the first answeredN records given to Write are all answered
+	promised   atomic.Int64 // records whose promise ran (written under mu)
+	resumeAt   int64        // a waiting Write goes on once promised reaches it
+	room       sync.Cond    // signalled when it does (L is &mu)
 }
 
 // writerRetryBackoff is how soon the writer retries a batch a broker
@@ -205,8 +210,9 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 	if cfg.TxnTimeout <= 0 {
 		cfg.TxnTimeout = 60 * time.Second
 	}
-	if cfg.MaxBufferedRecords <= 0 {
-		cfg.MaxBufferedRecords = writerBufferedRecords
+	buffered := writerBufferedRecords
+	if cfg.MaxInFlight > 0 {
+		buffered = 2 * cfg.MaxInFlight // never reached: Write waits first
 	}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.cfg.Bootstrap...),
@@ -218,7 +224,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
-		kgo.MaxBufferedRecords(cfg.MaxBufferedRecords),
+		kgo.MaxBufferedRecords(buffered),
 		// Under transaction version 2 (KIP-890, Kafka 4's default) a
 		// transaction's first Produce to a partition whose previous
 		// transaction's markers are still being written is answered
@@ -250,11 +256,13 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		}
 		return nil, fmt.Errorf("cannot start transactional id %q at its coordinator: %w", cfg.TransactionalID, err)
 	}
-	return &Writer{c: c, cfg: cfg, p: p,
+	w := &Writer{c: c, cfg: cfg, p: p,
 		pending:   map[TopicPartition]*PartitionWritten{},
 		committed: map[TopicPartition]*PartitionWritten{},
 		failed:    map[TopicPartition]error{},
-	}, nil
+	}
+	w.room.L = &w.mu
+	return w, nil
 }
 
 // TransactionalID is the id the writer's transactions run under.
@@ -289,6 +297,9 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 			return false, w.abortWith(err)
 		}
 		return false, err
+	}
+	if w.cfg.MaxInFlight > 0 && w.seq-w.promised.Load() >= int64(w.cfg.MaxInFlight) {
+		w.waitForRoom()
 	}
 	r := w.newRecord(len(rec.Headers))
 	r.Topic, r.Partition, r.Key, r.Value, r.Timestamp = rec.Topic, rec.Partition, rec.Key, rec.Value, rec.Timestamp

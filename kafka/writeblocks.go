@@ -103,6 +103,10 @@ func (w *Writer) nextBlock() *recordBlock {
 // its other records a while, and must not keep them alive meanwhile).
 func (w *Writer) answered(r *kgo.Record) {
 	r.Key, r.Value, r.Headers = nil, nil, nil
+	if n := w.promised.Add(1); w.resumeAt > 0 && n >= w.resumeAt {
+		w.resumeAt = 0
+		w.room.Signal()
+	}
 	bc, ok := r.Context.(*blockCtx)
 	if !ok {
 		return // not carved by newRecord: cannot be
@@ -136,4 +140,23 @@ func (w *Writer) Answered() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.answeredN
+}
+
+// waitForRoom waits until half of the MaxInFlight records the producer
+// holds are answered. kgo would block Produce itself at its buffer's
+// bound, but while a Produce is blocked it stops lingering: every batch
+// goes out at once, a few records each, and the import on kfake took
+// half as long again (its producer's CPU a fifth more) with transactions
+// of 200,000 records as with 10,000, which flushed before the bound. Here
+// the producer never reaches its bound and fills its batches. The
+// records' promises run whatever becomes of the statement (a cancelled
+// ctx fails the buffered ones), so the wait ends.
+func (w *Writer) waitForRoom() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.resumeAt = w.seq - int64(w.cfg.MaxInFlight/2)
+	for w.resumeAt > 0 && w.promised.Load() < w.resumeAt {
+		w.room.Wait()
+	}
+	w.resumeAt = 0
 }
