@@ -234,7 +234,9 @@ func (s *importSpill) each(ctx context.Context, topic string, answered func() in
 		if k := len(free) - 1; k >= 0 && cap(free[k]) >= size {
 			blk, free = free[k][:size], free[:k]
 		} else {
-			blk = make([]byte, size)
+			// Every block as big as the largest of its kind, so that
+			// any free one takes the next.
+			blk = make([]byte, size, max(size, spillBlock))
 			s.made++
 		}
 		inUse = append(inUse, used{blk: blk})

@@ -84,9 +84,10 @@ type WriterConfig struct {
 	// that long (checked every txnAgeEvery records): a bound in time well
 	// inside TxnTimeout, however slowly the records go out.
 	MaxTxnAge time.Duration
-	// MaxInFlight, if set, bounds the records the producer holds at once,
-	// and so the writer's memory: Write waits while that many are not
-	// answered until half of them are (writeblocks.go). Without it the
+	// MaxInFlight, if set, bounds the records from the first one not
+	// answered to the last one written, and so the writer's memory and
+	// what its caller keeps for it (Answered): Write waits while that many
+	// are, until half of them are answered (writeblocks.go). Without it the
 	// producer's own bound (writerBufferedRecords) blocks Write.
 	MaxInFlight int
 }
@@ -176,9 +177,8 @@ type Writer struct {
 	// has answered every record of it, whatever the transaction's size.
 	spans      []*blockSpan // the blocks not yet answered in full, in order
 	freeBlocks []*recordBlock
-	answeredN  int64        // the first answeredN records given to Write are all answered
-	promised   atomic.Int64 // records whose promise ran (written under mu)
-	resumeAt   int64        // a waiting Write goes on once promised reaches it
+	answeredN  atomic.Int64 // the first answeredN records given to Write are all answered (written under mu)
+	resumeAt   int64        // a waiting Write goes on once answeredN reaches it
 	room       sync.Cond    // signalled when it does (L is &mu)
 }
 
@@ -212,6 +212,10 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 	}
 	buffered := writerBufferedRecords
 	if cfg.MaxInFlight > 0 {
+		// Answered moves by whole blocks, and the block being carved
+		// from is not counted: a wait for half the window must not need
+		// it.
+		cfg.MaxInFlight = max(cfg.MaxInFlight, 4*blockRecords)
 		buffered = 2 * cfg.MaxInFlight // never reached: Write waits first
 	}
 	opts := []kgo.Opt{
@@ -298,7 +302,7 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		}
 		return false, err
 	}
-	if w.cfg.MaxInFlight > 0 && w.seq-w.promised.Load() >= int64(w.cfg.MaxInFlight) {
+	if w.cfg.MaxInFlight > 0 && w.seq-w.answeredN.Load() >= int64(w.cfg.MaxInFlight) {
 		w.waitForRoom()
 	}
 	r := w.newRecord(len(rec.Headers))

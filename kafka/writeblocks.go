@@ -103,10 +103,6 @@ func (w *Writer) nextBlock() *recordBlock {
 // its other records a while, and must not keep them alive meanwhile).
 func (w *Writer) answered(r *kgo.Record) {
 	r.Key, r.Value, r.Headers = nil, nil, nil
-	if n := w.promised.Add(1); w.resumeAt > 0 && n >= w.resumeAt {
-		w.resumeAt = 0
-		w.room.Signal()
-	}
 	bc, ok := r.Context.(*blockCtx)
 	if !ok {
 		return // not carved by newRecord: cannot be
@@ -126,9 +122,13 @@ func (w *Writer) blockAnswered(b *recordBlock) {
 		w.freeBlocks = append(w.freeBlocks, b)
 	}
 	for len(w.spans) > 0 && w.spans[0].done {
-		w.answeredN = w.spans[0].end
+		w.answeredN.Store(w.spans[0].end)
 		w.spans[0] = nil
 		w.spans = w.spans[1:]
+	}
+	if w.resumeAt > 0 && w.answeredN.Load() >= w.resumeAt {
+		w.resumeAt = 0
+		w.room.Signal()
 	}
 }
 
@@ -136,14 +136,11 @@ func (w *Writer) blockAnswered(b *recordBlock) {
 // first, the producer is done with: the first Answered() records are
 // acknowledged by their leaders or failed for good, and their bytes are
 // not read any more. It lags by up to a block's worth of records.
-func (w *Writer) Answered() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.answeredN
-}
+func (w *Writer) Answered() int64 { return w.answeredN.Load() }
 
-// waitForRoom waits until half of the MaxInFlight records the producer
-// holds are answered. kgo would block Produce itself at its buffer's
+// waitForRoom waits until the first half of the MaxInFlight records
+// since the first one not answered are (a partition that is slow to
+// answer holds the rest back: whatever Answered releases is bounded). kgo would block Produce itself at its buffer's
 // bound, but while a Produce is blocked it stops lingering: every batch
 // goes out at once, a few records each, and the import on kfake took
 // half as long again (its producer's CPU a fifth more) with transactions
@@ -155,7 +152,7 @@ func (w *Writer) waitForRoom() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.resumeAt = w.seq - int64(w.cfg.MaxInFlight/2)
-	for w.resumeAt > 0 && w.promised.Load() < w.resumeAt {
+	for w.resumeAt > 0 && w.answeredN.Load() < w.resumeAt {
 		w.room.Wait()
 	}
 	w.resumeAt = 0

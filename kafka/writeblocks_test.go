@@ -65,3 +65,23 @@ func TestWriterCommitsATransactionThatIsOpenTooLong(t *testing.T) {
 	}
 	require.Equal(t, 2, w.Transactions())
 }
+
+// With MaxInFlight, what the caller must keep for the writer (the records
+// since the first one the producer has not answered) never exceeds it,
+// however far the producer's own buffer would let Write run ahead.
+func TestWriterKeepsItsWindowOfRecordsInFlight(t *testing.T) {
+	f := newTracedFake(t)
+	f.topic(t, "t", 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const window = 4 * blockRecords
+	w, err := f.cl.NewWriter(ctx, WriterConfig{TransactionalID: NewTransactionalID("test"), MaxTxnRecords: 1 << 30, MaxInFlight: window})
+	require.NoError(t, err)
+	defer w.Close()
+	for i := 1; i <= 50000; i++ {
+		_, err := w.Write(ctx, &OutRecord{Topic: "t", Partition: int32(i % 3), Value: []byte(strconv.Itoa(i))})
+		require.NoError(t, err)
+		require.LessOrEqual(t, int64(i)-w.Answered(), int64(window), "record %d", i)
+	}
+	require.NoError(t, w.Commit(ctx))
+}
