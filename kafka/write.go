@@ -84,10 +84,11 @@ type WriterConfig struct {
 	// that long (checked every txnAgeEvery records): a bound in time well
 	// inside TxnTimeout, however slowly the records go out.
 	MaxTxnAge time.Duration
-	// MaxInFlight, if set, bounds the records from the first one not
-	// answered to the last one written, and so the writer's memory and
-	// what its caller keeps for it (Answered): Write waits while that many
-	// are, until half of them are answered (writeblocks.go). Without it the
+	// MaxInFlight, if set, bounds the records the producer holds, and so
+	// the writer's memory: Write waits while that many are not answered,
+	// until half of them are, and while the records since the first one
+	// not answered (what its caller keeps for it: Answered) are
+	// inFlightSpan times that many (writeblocks.go). Without it the
 	// producer's own bound (writerBufferedRecords) blocks Write.
 	MaxInFlight int
 }
@@ -178,7 +179,9 @@ type Writer struct {
 	spans      []*blockSpan // the blocks not yet answered in full, in order
 	freeBlocks []*recordBlock
 	answeredN  atomic.Int64 // the first answeredN records given to Write are all answered (written under mu)
-	resumeAt   int64        // a waiting Write goes on once answeredN reaches it
+	promised   atomic.Int64 // records whose promise ran (written under mu)
+	resumeAt   int64        // a waiting Write goes on once promised reaches it ...
+	resumeAll  int64        // ... and answeredN this
 	room       sync.Cond    // signalled when it does (L is &mu)
 }
 
@@ -302,7 +305,7 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		}
 		return false, err
 	}
-	if w.cfg.MaxInFlight > 0 && w.seq-w.answeredN.Load() >= int64(w.cfg.MaxInFlight) {
+	if w.cfg.MaxInFlight > 0 && (w.seq-w.promised.Load() >= int64(w.cfg.MaxInFlight) || w.seq-w.answeredN.Load() >= inFlightSpan*int64(w.cfg.MaxInFlight)) {
 		w.waitForRoom()
 	}
 	r := w.newRecord(len(rec.Headers))
