@@ -31,7 +31,8 @@ var importCols = []result.Column{col("topic", result.String), col("partition", r
 // producer answered), so a file, checked whole before its first record is
 // written, goes in few transactions: 10,000-record ones made the import
 // 3.55x kcat -P on real Kafka, 200,000-record ones (5 commits per million)
-// about kcat's wall, at the same peak RSS (bench; README's Performance).
+// twice as fast as those, at the same peak RSS (bench; README's
+// Performance).
 // The time bound keeps a transaction well inside the writer's 60 s
 // transaction timeout on a slow cluster. Stdin and a named pipe, written as
 // they are read, keep streamTxnRecords: a failure there leaves the input's
@@ -43,9 +44,10 @@ var (
 	streamTxnRecords = 10000
 )
 
-// importInFlight bounds the records the import's producer holds at once:
-// with 50,000 (kgo's default) and large transactions its peak RSS was 90
-// MiB on real Kafka, with 20,000 60 MiB, with 10,000 46 MiB, no slower.
+// importInFlight bounds the records the import's producer holds
+// unanswered: with 50,000 (kgo's default) and large transactions its peak
+// RSS was 90 MiB on real Kafka, with 20,000 60 MiB, with 10,000 46 MiB, no
+// slower.
 const importInFlight = 10000
 
 func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.Result, error) {
