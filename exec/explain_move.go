@@ -19,6 +19,7 @@ import (
 func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata, stmt lang.Statement) (bool, error) {
 	var parts []kafka.TopicPartition
 	var kind, what string
+	bounds := kafka.WriterConfig{MaxTxnRecords: insertTxnRecords}
 	switch x := stmt.(type) {
 	case *lang.Produce:
 		if x.From == nil {
@@ -43,6 +44,7 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 		p.rows = append(p.rows, result.Row{p.step, "Read " + src, nil, "kql", "format " + x.From.Format})
 		parts = partitionsOf(m.Topics[x.Topic])
 		kind, what = "import", "the partitions the records go to"
+		bounds = importWriterConfig(x.From.Stdin || isStream(x.From.File))
 	case *lang.Insert:
 		src, err := insertSource(x)
 		if err != nil {
@@ -112,10 +114,19 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	}
 	coordRow("AddPartitionsToTxn", "only if the brokers lack transaction version 2 (KIP-890; there the Produce adds the partition): each partition new to the transaction")
 	p.step++
-	txnRecords := importTxnRecords
-	if kind == "insert" {
-		txnRecords = insertTxnRecords
-	}
-	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of at most %s records or %d MiB", id, thousands(int64(txnRecords)), kafka.DefaultMaxTxnBytes>>20))
+	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of %s", id, txnBoundsText(bounds)))
 	return true, nil
+}
+
+// txnBoundsText says when a writer of cfg commits: "at most 200,000
+// records, 32 MiB or 10s".
+func txnBoundsText(cfg kafka.WriterConfig) string {
+	bytes := cfg.MaxTxnBytes
+	if bytes <= 0 {
+		bytes = kafka.DefaultMaxTxnBytes
+	}
+	if cfg.MaxTxnAge > 0 {
+		return fmt.Sprintf("at most %s records, %d MiB or %s", thousands(int64(cfg.MaxTxnRecords)), bytes>>20, cfg.MaxTxnAge)
+	}
+	return fmt.Sprintf("at most %s records or %d MiB", thousands(int64(cfg.MaxTxnRecords)), bytes>>20)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kql-dev/kql/kafka"
 	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/result"
 )
@@ -88,8 +89,11 @@ func TestExplainMoveNamesItsTransactionBound(t *testing.T) {
 		return ""
 	}
 	require.Contains(t, endTxn(fmt.Sprintf("EXPLAIN PRODUCE INTO dst FROM FILE '%s'", path)),
-		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(importTxnRecords))))
+		fmt.Sprintf("at most %s records, %d MiB or %s", thousands(int64(importTxnRecords)), importTxnBytes>>20, importTxnAge))
+	require.Contains(t, endTxn("EXPLAIN PRODUCE INTO dst FROM STDIN"),
+		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(streamTxnRecords))))
 	require.Contains(t, endTxn("EXPLAIN INSERT INTO dst SELECT * FROM src EXECUTE"),
 		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(insertTxnRecords))))
-	require.NotEqual(t, importTxnRecords, insertTxnRecords, "the two bounds differ: each must be named")
+	require.NotEqual(t, importTxnBytes, int64(kafka.DefaultMaxTxnBytes), "a file's bound differs from INSERT's: each must be named")
+	require.NotEqual(t, streamTxnRecords, insertTxnRecords, "the two bounds differ: each must be named")
 }

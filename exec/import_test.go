@@ -182,9 +182,9 @@ func requireEmpty(t *testing.T, s *Session, topic string) {
 func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "dst", 6)
-	old := importTxnRecords
-	importTxnRecords = 5
-	t.Cleanup(func() { importTxnRecords = old })
+	old := streamTxnRecords
+	streamTxnRecords = 5
+	t.Cleanup(func() { streamTxnRecords = old })
 
 	var lines []string
 	for i := 1; i <= 12; i++ {

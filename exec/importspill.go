@@ -53,6 +53,7 @@ type importSpill struct {
 	last    int // the line of the last record added
 	records int64
 	err     error // the spill failed: it is dropped
+	made    int   // blocks allocated to read the file into (tests)
 }
 
 func newImportSpill() *importSpill { return &importSpill{cur: make([]byte, 0, spillBlock)} }
@@ -187,10 +188,12 @@ func (s *importSpill) Close() {
 // each hands fn every record added (of topic), in order, with its input
 // line. The record is reused for the next one; its Key, Value and header
 // Values stay valid after fn returns (a producer sends them later) until
-// fn reports released: nothing handed out so far is used any more (its
-// transaction is committed), and the blocks read from the file before the
-// current one are read into again.
-func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.OutRecord, int) (released bool, err error)) error {
+// answered says the producer is done with them: answered() is how many of
+// the records handed out so far, counted from the first, are no longer
+// read (kafka.Writer.Answered). A block read from the file is read into
+// again once every record of it is, not at the transaction's commit, so
+// the spill's memory is that of the records in flight.
+func (s *importSpill) each(ctx context.Context, topic string, answered func() int64, fn func(*kafka.OutRecord, int) error) error {
 	d := spillDecoder{topic: topic, keys: map[string]string{}}
 	if s.f == nil {
 		for _, blk := range s.blocks {
@@ -200,14 +203,25 @@ func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.Out
 		}
 		return nil
 	}
-	var inUse, free [][]byte
-	d.released = func() {
-		if n := len(inUse) - 1; n > 0 {
-			free = append(free, inUse[:n]...)
-			inUse = append(inUse[:0], inUse[n])
-		}
+	type used struct {
+		blk []byte
+		end int64 // records handed out after its last one
 	}
+	var inUse []used
+	var free [][]byte
 	for {
+		if n := len(inUse); n > 0 {
+			inUse[n-1].end = d.handed
+			done := answered()
+			k := 0
+			for k < n && inUse[k].end <= done {
+				if len(free) < maxFreeSpillBlocks {
+					free = append(free, inUse[k].blk)
+				}
+				k++
+			}
+			inUse = append(inUse[:0], inUse[k:]...)
+		}
 		var n [4]byte
 		if _, err := io.ReadFull(s.f, n[:]); err != nil {
 			if err == io.EOF {
@@ -220,9 +234,12 @@ func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.Out
 		if k := len(free) - 1; k >= 0 && cap(free[k]) >= size {
 			blk, free = free[k][:size], free[:k]
 		} else {
-			blk = make([]byte, size)
+			// Every block as big as the largest of its kind, so that
+			// any free one takes the next.
+			blk = make([]byte, size, max(size, spillBlock))
+			s.made++
 		}
-		inUse = append(inUse, blk)
+		inUse = append(inUse, used{blk: blk})
 		if _, err := io.ReadFull(s.f, blk); err != nil {
 			return fmt.Errorf("reading the import's spill of checked records: %w", err)
 		}
@@ -232,19 +249,21 @@ func (s *importSpill) each(ctx context.Context, topic string, fn func(*kafka.Out
 	}
 }
 
+// maxFreeSpillBlocks bounds the answered blocks kept to be read into
+// again; more go to the GC.
+const maxFreeSpillBlocks = 16
+
 type spillDecoder struct {
-	topic string
-	rec   kafka.OutRecord
-	line  int
-	keys  map[string]string // header keys, one string each
-	// released is called when fn says the records handed out so far
-	// are no longer used.
-	released func()
+	topic  string
+	rec    kafka.OutRecord
+	line   int
+	keys   map[string]string // header keys, one string each
+	handed int64             // records handed to fn
 }
 
 var errSpillCorrupt = errors.New("the import's spill of checked records is corrupt")
 
-func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) (bool, error)) error {
+func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) error) error {
 	bad := false // b ended inside a record: the spill is corrupt
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -311,12 +330,9 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		if bad {
 			return errSpillCorrupt
 		}
-		released, err := fn(r, d.line)
-		if err != nil {
+		d.handed++
+		if err := fn(r, d.line); err != nil {
 			return err
-		}
-		if released && d.released != nil {
-			d.released()
 		}
 	}
 	return nil

@@ -86,6 +86,17 @@ type WriterConfig struct {
 	// does not: each held record costs its kgo.Record beside its bytes,
 	// and keeps alive whatever its bytes point into.
 	MaxBufferedRecords int
+	// MaxTxnAge, if set, also commits a transaction that has been open
+	// that long (checked every txnAgeEvery records): a bound in time well
+	// inside TxnTimeout, however slowly the records go out.
+	MaxTxnAge time.Duration
+	// MaxInFlight, if set, bounds the records the producer holds, and so
+	// the writer's memory: Write waits while that many are not answered,
+	// until half of them are, and while the records since the first one
+	// not answered (what its caller keeps for it: Answered) are
+	// inFlightSpan times that many (writeblocks.go). Without it the
+	// producer's own bound (writerBufferedRecords) blocks Write.
+	MaxInFlight int
 }
 
 // writerBufferedBytes bounds what the producer holds. A record larger than
@@ -93,6 +104,16 @@ type WriterConfig struct {
 // goroutine, which neither Flush nor the commit waits for: Write refuses
 // it itself, or a commit right after it could succeed without it.
 const writerBufferedBytes = 32 << 20
+
+// writerBufferedRecords is the default bound of the records the producer
+// holds (kgo's default), and so of the writer's record blocks
+// (writeblocks.go).
+const writerBufferedRecords = 50000
+
+// txnAgeEvery is how often (in records) Write looks at the open
+// transaction's age: a clock read per record would cost more than the
+// check is worth.
+const txnAgeEvery = 256
 
 // DefaultMaxTxnBytes is a transaction's byte bound when the config sets
 // none (EXPLAIN names it).
@@ -139,17 +160,13 @@ type Writer struct {
 	inTxn      bool
 	txnRecords int
 	txnBytes   int64
+	txnStart   time.Time // when the open transaction began (MaxTxnAge)
 
-	recs []kgo.Record       // the block records are carved from (newRecord)
-	hdrs []kgo.RecordHeader // the block headers are carved from
-	// The record blocks of the open transaction, carved from again once
-	// it is committed (the producer has let go of every record by then),
-	// when a transaction needs at most maxReusedBlocks of them: a bigger
-	// one (INSERT's) would keep its blocks alive until its commit, and
-	// its peak RSS grew by 8 MiB.
-	reuse                 bool
-	txnBlocks, freeBlocks [][]kgo.Record
-	promise               func(*kgo.Record, error)
+	cur     *recordBlock       // the block records are carved from (newRecord)
+	hdrs    []kgo.RecordHeader // the block headers are carved from
+	seq     int64              // records given to the producer so far
+	made    int                // record blocks allocated (tests)
+	promise func(*kgo.Record, error)
 
 	hasErr atomic.Bool // firstErr is set: Write checks this, not the mutex, per record
 
@@ -162,6 +179,16 @@ type Writer struct {
 	failed    map[TopicPartition]error
 	aborting  bool
 	txns      int
+	// The record blocks in use, and how far the producer has answered
+	// (writeblocks.go): a block is carved from again as soon as the producer
+	// has answered every record of it, whatever the transaction's size.
+	spans      []*blockSpan // the blocks not yet answered in full, in order
+	freeBlocks []*recordBlock
+	answeredN  atomic.Int64 // the first answeredN records given to Write are all answered (written under mu)
+	promised   atomic.Int64 // records whose promise ran (written under mu)
+	resumeAt   int64        // a waiting Write goes on once promised reaches it ...
+	resumeAll  int64        // ... and answeredN this
+	room       sync.Cond    // signalled when it does (L is &mu)
 }
 
 // writerRetryBackoff is how soon the writer retries a batch a broker
@@ -192,6 +219,14 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 	if cfg.TxnTimeout <= 0 {
 		cfg.TxnTimeout = 60 * time.Second
 	}
+	buffered := writerBufferedRecords
+	if cfg.MaxInFlight > 0 {
+		// Answered moves by whole blocks, and the block being carved
+		// from is not counted: a wait for half the window must not need
+		// it.
+		cfg.MaxInFlight = max(cfg.MaxInFlight, 4*blockRecords)
+		buffered = 2 * cfg.MaxInFlight // never reached: Write waits first
+	}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.cfg.Bootstrap...),
 		kgo.ClientID(c.cfg.ClientID),
@@ -202,6 +237,7 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		kgo.TransactionTimeout(cfg.TxnTimeout),
 		kgo.ProducerLinger(5 * time.Millisecond),
 		kgo.MaxBufferedBytes(writerBufferedBytes), // memory stays flat however big the input
+		kgo.MaxBufferedRecords(buffered),
 		// Under transaction version 2 (KIP-890, Kafka 4's default) a
 		// transaction's first Produce to a partition whose previous
 		// transaction's markers are still being written is answered
@@ -236,11 +272,13 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 		}
 		return nil, fmt.Errorf("cannot start transactional id %q at its coordinator: %w", cfg.TransactionalID, err)
 	}
-	return &Writer{c: c, cfg: cfg, p: p, reuse: cfg.MaxTxnRecords <= maxReusedBlocks*recordBlock,
+	w := &Writer{c: c, cfg: cfg, p: p,
 		pending:   map[TopicPartition]*PartitionWritten{},
 		committed: map[TopicPartition]*PartitionWritten{},
 		failed:    map[TopicPartition]error{},
-	}, nil
+	}
+	w.room.L = &w.mu
+	return w, nil
 }
 
 // TransactionalID is the id the writer's transactions run under.
@@ -264,6 +302,9 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		}
 		w.inTxn = true
 		w.txnRecords, w.txnBytes = 0, 0
+		if w.cfg.MaxTxnAge > 0 {
+			w.txnStart = time.Now()
+		}
 	}
 	size := rec.Size()
 	if size > writerBufferedBytes {
@@ -272,6 +313,9 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 			return false, w.abortWith(err)
 		}
 		return false, err
+	}
+	if w.cfg.MaxInFlight > 0 && (w.seq-w.promised.Load() >= int64(w.cfg.MaxInFlight) || w.seq-w.answeredN.Load() >= inFlightSpan*int64(w.cfg.MaxInFlight)) {
+		w.waitForRoom()
 	}
 	r := w.newRecord(len(rec.Headers))
 	r.Topic, r.Partition, r.Key, r.Value, r.Timestamp = rec.Topic, rec.Partition, rec.Key, rec.Value, rec.Timestamp
@@ -284,7 +328,8 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 	w.p.Produce(ctx, r, w.promise)
 	w.txnRecords++
 	w.txnBytes += size
-	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes {
+	if w.txnRecords >= w.cfg.MaxTxnRecords || w.txnBytes >= w.cfg.MaxTxnBytes ||
+		w.cfg.MaxTxnAge > 0 && w.txnRecords%txnAgeEvery == 0 && time.Since(w.txnStart) >= w.cfg.MaxTxnAge {
 		if err := w.Commit(ctx); err != nil {
 			return false, err
 		}
@@ -293,47 +338,12 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 	return false, nil
 }
 
-// newRecord is a record with n headers, carved from blocks: one allocation
-// per few hundred records rather than two per record. A block lives while
-// the producer holds any record of it.
-func (w *Writer) newRecord(n int) *kgo.Record {
-	if len(w.recs) == cap(w.recs) {
-		if k := len(w.freeBlocks) - 1; k >= 0 {
-			w.recs, w.freeBlocks = w.freeBlocks[k][:0], w.freeBlocks[:k]
-		} else {
-			w.recs = make([]kgo.Record, 0, recordBlock)
-		}
-		if w.reuse {
-			w.txnBlocks = append(w.txnBlocks, w.recs)
-		}
-	}
-	w.recs = w.recs[:len(w.recs)+1]
-	r := &w.recs[len(w.recs)-1]
-	*r = kgo.Record{} // a reused block holds a committed record
-	if n > 0 {
-		if cap(w.hdrs)-len(w.hdrs) < n {
-			w.hdrs = make([]kgo.RecordHeader, 0, max(1024, n))
-		}
-		k := len(w.hdrs)
-		w.hdrs = w.hdrs[:k+n]
-		r.Headers = w.hdrs[k : k+n : k+n]
-	}
-	return r
-}
-
-// maxReusedBlocks bounds the record blocks kept for the next transaction,
-// of recordBlock records each.
-const (
-	maxReusedBlocks = 32
-	recordBlock     = 512
-)
-
 // written is every record's promise: the producer's answer for it.
 func (w *Writer) written(r *kgo.Record, err error) {
 	tp := TopicPartition{r.Topic, r.Partition}
-	defer letGo(r)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	defer w.answered(r) // after the accounting below: it reads r
 	if err != nil {
 		if w.aborting {
 			return
@@ -363,10 +373,6 @@ func (w *Writer) written(r *kgo.Record, err error) {
 	pw.Bytes += size
 	pw.LastOffset = max(pw.LastOffset, r.Offset)
 }
-
-// letGo drops a written record's references to its bytes: its block may
-// be reused, and until then it must not keep what they point into alive.
-func letGo(r *kgo.Record) { r.Key, r.Value, r.Headers = nil, nil, nil }
 
 // leaderOf names the broker the producer sent topic/p's records to: its id
 // as the producer's own metadata has it (the cluster's last metadata is
@@ -438,10 +444,6 @@ func (w *Writer) Commit(ctx context.Context) error {
 	clear(w.pending)
 	w.lastPW = nil
 	w.mu.Unlock()
-	// Flush returned: every record's promise has run, and the producer
-	// holds none of them.
-	w.freeBlocks = append(w.freeBlocks, w.txnBlocks...)
-	w.txnBlocks, w.recs = w.txnBlocks[:0], nil
 	return nil
 }
 
