@@ -35,6 +35,10 @@ type FetchAnswer struct {
 	// WireBytes is the size of the record batches as they came, before
 	// decompression.
 	WireBytes int
+	// Enc and Ends are the records encoded by an encoding reader's lane
+	// (encode.go), Records then cut at the range's end and dropped.
+	Enc  []byte
+	Ends []int32
 }
 
 var decompressor = kgo.DefaultDecompressor()

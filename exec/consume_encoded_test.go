@@ -1,0 +1,152 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/render"
+	"github.com/kql-dev/kql/result"
+)
+
+// recordPathOnly hides a stream's EncodeWith: render then encodes record by
+// record on its own goroutine, as it does for any record stream.
+type recordPathOnly struct{ result.RecordStream }
+
+// A plain CONSUME written as jsonl, csv or tsv is encoded in the reader's
+// lanes (result.EncodingStream); the bytes are the record path's, byte for
+// byte, in the same (timestamp, partition, offset) order, with LIMIT cutting
+// at the same row: null keys, binary values (hex), headers, equal
+// timestamps across partitions, over 3 brokers.
+func TestEncodedConsumeWritesWhatTheRecordPathWrites(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "enc", 6)
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	var recs []*kgo.Record
+	for i := range 3000 {
+		r := &kgo.Record{Topic: "enc", Partition: int32(i % 6), Key: []byte("k-" + strconv.Itoa(i)),
+			Value:     []byte(`{"n":` + strconv.Itoa(i) + `,"s":"a\"b,c	d"}`),
+			Timestamp: base.Add(time.Duration(i/4) * time.Millisecond)} // four records share a timestamp
+		switch i % 5 {
+		case 1:
+			r.Key = nil
+		case 2:
+			r.Value = []byte{0xff, 0x00, byte(i)}
+		case 3:
+			r.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("v" + strconv.Itoa(i))}, {Key: "bin", Value: []byte{0xfe}}}
+		}
+		recs = append(recs, r)
+	}
+	require.NoError(t, f.kcl.ProduceSync(ctxT(t), recs...).FirstErr())
+
+	for _, format := range []render.Format{render.JSONL, render.CSV, render.TSV} {
+		for _, limit := range []int64{3000, 1234} {
+			t.Run(string(format)+" LIMIT "+strconv.FormatInt(limit, 10), func(t *testing.T) {
+				write := func(hide bool) (string, bool) {
+					res, err := f.sess.Execute(ctxT(t), &lang.Consume{Topic: "enc", From: &lang.Start{Kind: lang.FromOldest}, Limit: &limit})
+					require.NoError(t, err)
+					defer res.Close()
+					_, encodes := res.(result.EncodingStream)
+					if hide {
+						res = recordPathOnly{res.(result.RecordStream)}
+					}
+					var out bytes.Buffer
+					n, err := render.Render(&out, res, render.Options{Format: format})
+					require.NoError(t, err)
+					require.NoError(t, res.Err())
+					require.Equal(t, limit, n)
+					return out.String(), encodes
+				}
+				want, _ := write(true)
+				got, encodes := write(false)
+				require.True(t, encodes, "a plain CONSUME no longer offers its records encoded")
+				require.Equal(t, want, got)
+			})
+		}
+	}
+}
+
+// What a CONSUME does to its records on the way out (WHERE, SKIP, FROM
+// NEWEST's two passes) keeps it on the record path: its output is the one
+// render writes record by record.
+func TestEncodedConsumeOnlyForRecordsAsRead(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "enc", 3)
+	require.NoError(t, seedRecords(ctxT(t), f.kcl, "enc", 3, 300))
+	for _, src := range []string{
+		`CONSUME enc FROM OLDEST WHERE value LIKE '%"p":3,%' LIMIT 100`,
+		"CONSUME enc FROM OLDEST SKIP 7 LIMIT 100",
+		"CONSUME enc FROM NEWEST LIMIT 100",
+	} {
+		t.Run(src, func(t *testing.T) {
+			write := func(hide bool) string {
+				res, err := f.sess.Execute(ctxT(t), parse(t, src))
+				require.NoError(t, err)
+				defer res.Close()
+				if hide {
+					res = recordPathOnly{res.(result.RecordStream)}
+				}
+				var out bytes.Buffer
+				_, err = render.Render(&out, res, render.Options{Format: render.JSONL})
+				require.NoError(t, err)
+				require.NoError(t, res.Err())
+				return out.String()
+			}
+			want := write(true)
+			require.NotEmpty(t, want)
+			require.Equal(t, want, write(false))
+		})
+	}
+}
+
+// The encoding read allocates per chunk, not per record: what the record
+// path allocates (TestConsumeAllocationsPerRecordStaySmall) plus nothing
+// for each record's bytes.
+func TestEncodedConsumeAllocationsPerRecordStaySmall(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "t", 12)
+	const n = 30_000
+	require.NoError(t, seedRecordsHeaders(ctxT(t), f.kcl, "t", 12, n, 0))
+	limit := int64(n)
+	st := &lang.Consume{Topic: "t", Limit: &limit}
+	require.Equal(t, limit, drainEncodedCtx(t, ctxT(t), f.sess, st)) // warm: connections, metadata
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	require.Equal(t, limit, drainEncodedCtx(t, ctxT(t), f.sess, st))
+	runtime.ReadMemStats(&after)
+	per := float64(after.Mallocs-before.Mallocs) / n
+	t.Logf("%d allocations for %d records: %.3f per record", after.Mallocs-before.Mallocs, n, per)
+	require.Less(t, per, 0.25, "the encoding read allocates per record")
+}
+
+// drainEncodedCtx reads a CONSUME through its encoded records (each
+// record's offset and a newline) and returns the count.
+func drainEncodedCtx(t *testing.T, ctx context.Context, s *Session, st *lang.Consume) int64 {
+	t.Helper()
+	res, err := s.Execute(ctx, st)
+	require.NoError(t, err)
+	defer res.Close()
+	es := res.(result.EncodingStream)
+	require.True(t, es.EncodeWith(func() result.RecordEncoder {
+		return func(buf []byte, r *result.Record) []byte {
+			return append(strconv.AppendInt(buf, r.Offset, 10), '\n')
+		}
+	}))
+	var n int64
+	for {
+		if _, ok := es.NextEncoded(); !ok {
+			break
+		}
+		n++
+	}
+	require.NoError(t, res.Err())
+	return n
+}

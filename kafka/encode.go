@@ -1,0 +1,150 @@
+package kafka
+
+import (
+	"context"
+
+	"github.com/kql-dev/kql/result"
+)
+
+// RecordEncoder appends one record's output to buf. Each lane of an
+// encoding reader has its own, made by the factory NewEncodedMerge was
+// given, so an encoder may keep state (a timestamp cache, scratch buffers)
+// without locks.
+type RecordEncoder = result.RecordEncoder
+
+// The encoding read. A CONSUME whose records go to the output as they are
+// (no WHERE, no schema decoding, no SKIP) encodes each record in the lane
+// that fetched it, right after decoding, while the record and its bytes
+// are still in the CPU's cache, and in parallel with the consumer: the
+// merge then only picks the next record in (timestamp, partition, offset)
+// order and copies its encoded bytes. Profiled on kfake (1M x 100 B, 32
+// partitions), the consumer's goroutine spent two thirds of its time in
+// encoding and in the cache miss of reading each record's fields once
+// the merge reached it; the encoded records also drop the decoded
+// kgo.Records and the response buffers they point into at once, so the
+// budget holds the output bytes instead.
+
+// NewEncodedMerge is NewMerge whose lanes encode every record with an
+// encoder from newEncoder; the records are handed out by NextEncoded.
+func (c *Cluster) NewEncodedMerge(ctx context.Context, m *Metadata, ranges []Range, budget int64, newEncoder func() RecordEncoder) *Merge {
+	mg := &Merge{srcs: make([]mergeSource, len(ranges)), encoded: true}
+	for i, rg := range ranges {
+		mg.srcs[i] = mergeSource{tp: rg.TP}
+	}
+	mg.rd = c.newReader(ctx, m, ranges, budget, true, newEncoder)
+	return mg
+}
+
+// laneEncoder is one lane's encoder and the ends of its partitions' ranges;
+// nil (no encoding) when the reader does not encode.
+type laneEncoder struct {
+	enc  RecordEncoder
+	ends map[TopicPartition]int64
+	rec  result.Record // the record being encoded, reused
+}
+
+func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
+	if r.newEncoder == nil {
+		return nil
+	}
+	le := &laneEncoder{enc: r.newEncoder(), ends: make(map[TopicPartition]int64, len(ps))}
+	for _, p := range ps {
+		le.ends[p.tp] = p.end // fixed for the reader's life
+	}
+	return le
+}
+
+// encodeAll encodes the records of every answer (up to its partition's
+// end) into the answer's Enc and Ends and drops the records.
+func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
+	if le == nil {
+		return
+	}
+	for tp, a := range got {
+		end, ok := le.ends[tp]
+		if !ok || len(a.Records) == 0 {
+			continue
+		}
+		n := 0
+		for n < len(a.Records) && a.Records[n].Offset < end {
+			n++
+		}
+		// Room for the records as they are plus a little: text output
+		// is about the size of the key and value, plus the fixed fields.
+		var size int
+		for _, rec := range a.Records[:n] {
+			size += len(rec.Key) + len(rec.Value) + 96
+		}
+		buf := make([]byte, 0, size+size/8)
+		ends := make([]int32, n)
+		for i, rec := range a.Records[:n] {
+			k := a.Keys[i]
+			fillRecord(&le.rec, rec, tp.Partition, k.Offset, k.Timestamp)
+			buf = le.enc(buf, &le.rec)
+			ends[i] = int32(len(buf))
+		}
+		le.rec = result.Record{Headers: le.rec.Headers[:0]}           // nothing of the response stays reachable
+		a.Records, a.Keys, a.Enc, a.Ends = nil, a.Keys[:n], buf, ends // ends: never nil, even empty
+		got[tp] = a
+	}
+}
+
+// applyEncoded is apply for an encoded answer: the records were cut at
+// the end already. The caller holds r.mu.
+func (r *Reader) applyEncoded(p *readPart, a FetchAnswer, first bool) {
+	if n := len(a.Ends); n > 0 {
+		bytes := int64(cap(a.Enc)) + int64(cap(a.Ends))*4 + int64(len(a.Keys))*16
+		p.queue = append(p.queue, chunk{keys: a.Keys, enc: a.Enc, ends: a.Ends, bytes: bytes})
+		r.buffered += bytes
+		if a.WireBytes > 0 {
+			r.expansion = 0.75*r.expansion + 0.25*max(float64(bytes)/float64(a.WireBytes), 1)
+		}
+	}
+	a.Records, a.Keys, a.Enc, a.Ends = nil, nil, nil, nil
+	r.apply(p, a, first) // positions, stalls and decoding errors as for any answer
+}
+
+// NextEncoded returns the next record's encoded bytes in row order, valid
+// until the next call; false at the end or on err, as Next. Only for a
+// merge from NewEncodedMerge.
+func (mg *Merge) NextEncoded() ([]byte, bool, error) {
+	if !mg.primed {
+		if err := mg.prime(); err != nil {
+			return nil, false, err
+		}
+	}
+	if len(mg.heap) == 0 {
+		return nil, false, nil
+	}
+	top := mg.heap[0]
+	s := &mg.srcs[top.src]
+	from := int32(0)
+	if s.i > 0 {
+		from = s.ends[s.i-1]
+	}
+	out := s.enc[from:s.ends[s.i]]
+	s.i++
+	if s.i < len(s.keys) {
+		k := &s.keys[s.i]
+		mg.heap[0].ts, mg.heap[0].off = k.Timestamp, k.Offset
+		mg.heap.fixTop()
+		return out, true, nil
+	}
+	// The chunk's last record: its bytes stay valid after the next chunk
+	// is taken (the chunk is dropped, not reused), so the key array alone
+	// goes back to the pool.
+	spentKeys := s.keys
+	ok, err := mg.refill(s)
+	if err != nil {
+		s.i-- // out was not handed out: the next page starts at it
+		return nil, false, err
+	}
+	mg.rd.Spent(spentKeys)
+	if ok {
+		mg.heap[0] = headOf(s, int(top.src))
+		mg.heap.fixTop()
+	} else {
+		mg.heap.popTop()
+	}
+	return out, true, nil
+}
