@@ -245,27 +245,34 @@ func TestConsumeMemoryIsFlat(t *testing.T) {
 	// What is live when a GC looks varies with the fetches in flight at
 	// that moment, and a longer read is looked at more often; so the small
 	// read runs ten times, and both peaks are over the same amount read.
-	read := func(topic string, want int64, times int) (uint64, uint64) {
-		st := &lang.Consume{Topic: topic, Limit: &want}
-		drainRecordsCtx(t, setup, s, st) // warm: the first read of a topic sets up connections
-		runtime.GC()
-		return peakHeap(func() {
-			for range times {
-				require.Equal(t, want, drainRecordsCtx(t, setup, s, st)) // what is measured is memory, not time
-			}
-		})
+	// The record path, and the encoding read (its lanes encode the records
+	// and the budget holds the encoded bytes: consume_encoded.go).
+	for _, path := range []struct {
+		name  string
+		drain func(*testing.T, context.Context, *Session, *lang.Consume) int64
+	}{{"record path", drainRecordsCtx}, {"encoding read", drainEncodedCtx}} {
+		read := func(topic string, want int64, times int) (uint64, uint64) {
+			st := &lang.Consume{Topic: topic, Limit: &want}
+			path.drain(t, setup, s, st) // warm: the first read of a topic sets up connections
+			runtime.GC()
+			return peakHeap(func() {
+				for range times {
+					require.Equal(t, want, path.drain(t, setup, s, st)) // what is measured is memory, not time
+				}
+			})
+		}
+		smallLive, smallObjects := read("small", int64(n), 10)
+		largeLive, largeObjects := read("large", int64(10*n), 1)
+		t.Logf("%s: peak live heap: %d KiB reading %d records ten times, %d KiB reading %d once; peak heap objects: %d KiB, %d KiB",
+			path.name, smallLive>>10, n, largeLive>>10, 10*n, smallObjects>>10, largeObjects>>10)
+		allowed := 1.10 * float64(smallLive)
+		if raceBuild {
+			// The race detector's heap here is about 1.4 MiB, of which one
+			// fetch answer in flight is a tenth: allow one more.
+			allowed += 256 << 10
+		}
+		require.LessOrEqual(t, float64(largeLive), allowed, "%s: the live heap grows with the records read", path.name)
 	}
-	smallLive, smallObjects := read("small", int64(n), 10)
-	largeLive, largeObjects := read("large", int64(10*n), 1)
-	t.Logf("peak live heap: %d KiB reading %d records ten times, %d KiB reading %d once; peak heap objects: %d KiB, %d KiB",
-		smallLive>>10, n, largeLive>>10, 10*n, smallObjects>>10, largeObjects>>10)
-	allowed := 1.10 * float64(smallLive)
-	if raceBuild {
-		// The race detector's heap here is about 1.4 MiB, of which one
-		// fetch answer in flight is a tenth: allow one more.
-		allowed += 256 << 10
-	}
-	require.LessOrEqual(t, float64(largeLive), allowed, "the live heap grows with the records read")
 }
 
 // A Fetch answer that reaches its MaxBytes leaves out the partitions that

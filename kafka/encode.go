@@ -41,6 +41,10 @@ type laneEncoder struct {
 	enc  RecordEncoder
 	ends map[TopicPartition]int64
 	rec  result.Record // the record being encoded, reused
+	// scratch is what the lane encodes a chunk into, reused: as large
+	// as its largest chunk's output, under a partition's share of the
+	// budget.
+	scratch []byte
 }
 
 func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
@@ -69,22 +73,25 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 		for n < len(a.Records) && a.Records[n].Offset < end {
 			n++
 		}
-		// Room for the records as they are plus a little: text output
-		// is about the size of the key and value, plus the fixed fields.
-		var size int
-		for _, rec := range a.Records[:n] {
-			size += len(rec.Key) + len(rec.Value) + 96
-		}
-		buf := make([]byte, 0, size+size/8)
+		// Encoded into the lane's scratch buffer, then copied into one
+		// of the exact size: no buffer grows (and is copied) record by
+		// record, and the budget counts what is held.
+		buf := le.scratch[:0]
 		ends := make([]int32, n)
+		a.decoded = decodedBytes(a.Records)
 		for i, rec := range a.Records[:n] {
 			k := a.Keys[i]
 			fillRecord(&le.rec, rec, tp.Partition, k.Offset, k.Timestamp)
 			buf = le.enc(buf, &le.rec)
 			ends[i] = int32(len(buf))
 		}
-		le.rec = result.Record{Headers: le.rec.Headers[:0]}           // nothing of the response stays reachable
-		a.Records, a.Keys, a.Enc, a.Ends = nil, a.Keys[:n], buf, ends // ends: never nil, even empty
+		le.scratch = buf
+		enc := make([]byte, len(buf))
+		copy(enc, buf)
+		hs := le.rec.Headers[:cap(le.rec.Headers)]
+		clear(hs) // nothing of the response stays reachable
+		le.rec = result.Record{Headers: hs[:0]}
+		a.Records, a.Keys, a.Enc, a.Ends = nil, a.Keys[:n], enc, ends // ends: never nil, even empty
 		got[tp] = a
 	}
 }
@@ -97,7 +104,11 @@ func (r *Reader) applyEncoded(p *readPart, a FetchAnswer, first bool) {
 		p.queue = append(p.queue, chunk{keys: a.Keys, enc: a.Enc, ends: a.Ends, bytes: bytes})
 		r.buffered += bytes
 		if a.WireBytes > 0 {
-			r.expansion = 0.75*r.expansion + 0.25*max(float64(bytes)/float64(a.WireBytes), 1)
+			// The asks are sized by what an answer costs while it is
+			// decoded, before its records are encoded and dropped, when
+			// that is more than what is kept.
+			held := max(bytes, a.decoded)
+			r.expansion = 0.75*r.expansion + 0.25*max(float64(held)/float64(a.WireBytes), 1)
 		}
 	}
 	a.Records, a.Keys, a.Enc, a.Ends = nil, nil, nil, nil

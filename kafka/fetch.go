@@ -39,6 +39,9 @@ type FetchAnswer struct {
 	// (encode.go), Records then cut at the range's end and dropped.
 	Enc  []byte
 	Ends []int32
+	// decoded is what the records cost decoded, before they were
+	// encoded and dropped: what a Fetch in flight holds.
+	decoded int64
 }
 
 var decompressor = kgo.DefaultDecompressor()

@@ -130,6 +130,18 @@ const recordOverhead = int64(unsafe.Sizeof(kgo.Record{})) + 8
 // headerOverhead is what each header costs beyond its key and value.
 const headerOverhead = int64(unsafe.Sizeof(kgo.RecordHeader{}))
 
+// decodedBytes is what recs cost in memory, decoded.
+func decodedBytes(recs []*kgo.Record) int64 {
+	var bytes int64
+	for _, rec := range recs {
+		bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
+		for _, h := range rec.Headers {
+			bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
+		}
+	}
+	return bytes
+}
+
 // askBytes is the PartitionMaxBytes of the next Fetch: each partition's
 // share of the budget, in wire bytes. The caller holds r.mu.
 func (r *Reader) askBytes() int32 {
@@ -654,13 +666,7 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		}
 	}
 	if len(recs) > 0 {
-		var bytes int64
-		for _, rec := range recs {
-			bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
-			for _, h := range rec.Headers {
-				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
-			}
-		}
+		bytes := decodedBytes(recs)
 		p.queue = append(p.queue, chunk{recs: recs, keys: keys, bytes: bytes})
 		r.buffered += bytes
 		if a.WireBytes > 0 && len(recs) == len(a.Records) {
