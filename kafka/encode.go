@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"slices"
 
 	"github.com/kql-dev/kql/result"
 )
@@ -38,22 +39,24 @@ func (c *Cluster) NewEncodedMerge(ctx context.Context, m *Metadata, ranges []Ran
 // laneEncoder is one lane's encoder and the ends of its partitions' ranges;
 // nil (no encoding) when the reader does not encode.
 type laneEncoder struct {
-	enc  RecordEncoder
-	ends map[TopicPartition]int64
-	rec  result.Record // the record being encoded, reused
+	enc    RecordEncoder
+	limits map[TopicPartition]int64 // each partition's end
+	rec    result.Record            // the record being encoded, reused
 	// scratch is what the lane encodes a chunk into, reused: as large
 	// as its largest chunk's output, under a partition's share of the
 	// budget.
 	scratch []byte
+	ends    []int32
+	pool    *encPool // where a chunk's buffers come from
 }
 
 func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
 	if r.newEncoder == nil {
 		return nil
 	}
-	le := &laneEncoder{enc: r.newEncoder(), ends: make(map[TopicPartition]int64, len(ps))}
+	le := &laneEncoder{enc: r.newEncoder(), limits: make(map[TopicPartition]int64, len(ps)), pool: r.encPool}
 	for _, p := range ps {
-		le.ends[p.tp] = p.end // fixed for the reader's life
+		le.limits[p.tp] = p.end // fixed for the reader's life
 	}
 	return le
 }
@@ -65,7 +68,7 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 		return
 	}
 	for tp, a := range got {
-		end, ok := le.ends[tp]
+		end, ok := le.limits[tp]
 		if !ok || len(a.Records) == 0 {
 			continue
 		}
@@ -77,17 +80,18 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 		// of the exact size: no buffer grows (and is copied) record by
 		// record, and the budget counts what is held.
 		buf := le.scratch[:0]
-		ends := make([]int32, n)
+		le.ends = slices.Grow(le.ends[:0], n)[:n]
 		a.decoded = decodedBytes(a.Records)
 		for i, rec := range a.Records[:n] {
 			k := a.Keys[i]
 			fillRecord(&le.rec, rec, tp.Partition, k.Offset, k.Timestamp)
 			buf = le.enc(buf, &le.rec)
-			ends[i] = int32(len(buf))
+			le.ends[i] = int32(len(buf))
 		}
 		le.scratch = buf
-		enc := make([]byte, len(buf))
+		enc, ends := le.pool.buffers(len(buf), n)
 		copy(enc, buf)
+		copy(ends, le.ends)
 		hs := le.rec.Headers[:cap(le.rec.Headers)]
 		clear(hs) // nothing of the response stays reachable
 		le.rec = result.Record{Headers: hs[:0]}
@@ -119,6 +123,12 @@ func (r *Reader) applyEncoded(p *readPart, a FetchAnswer, first bool) {
 // until the next call; false at the end or on err, as Next. Only for a
 // merge from NewEncodedMerge.
 func (mg *Merge) NextEncoded() ([]byte, bool, error) {
+	if mg.spentEnc != nil || mg.spentEnds != nil {
+		// The writer is done with the bytes the last call returned,
+		// the previous chunk's last record.
+		mg.rd.encPool.put(mg.spentEnc, mg.spentEnds)
+		mg.spentEnc, mg.spentEnds = nil, nil
+	}
 	if !mg.primed {
 		if err := mg.prime(); err != nil {
 			return nil, false, err
@@ -141,16 +151,16 @@ func (mg *Merge) NextEncoded() ([]byte, bool, error) {
 		mg.heap.fixTop()
 		return out, true, nil
 	}
-	// The chunk's last record: its bytes stay valid after the next chunk
-	// is taken (the chunk is dropped, not reused), so the key array alone
-	// goes back to the pool.
-	spentKeys := s.keys
+	// The chunk's last record: its key array goes back to the pool now,
+	// its buffers on the next call, once out was written.
+	spentKeys, spentEnc, spentEnds := s.keys, s.enc, s.ends
 	ok, err := mg.refill(s)
 	if err != nil {
 		s.i-- // out was not handed out: the next page starts at it
 		return nil, false, err
 	}
 	mg.rd.Spent(spentKeys)
+	mg.spentEnc, mg.spentEnds = spentEnc, spentEnds
 	if ok {
 		mg.heap[0] = headOf(s, int(top.src))
 		mg.heap.fixTop()

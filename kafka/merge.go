@@ -23,6 +23,10 @@ type Merge struct {
 	// encoded: the lanes encode the records (NewEncodedMerge); they are
 	// handed out by NextEncoded.
 	encoded bool
+	// spentEnc and spentEnds are the buffers of the chunk whose last
+	// record NextEncoded returned last, handed back on the next call.
+	spentEnc  []byte
+	spentEnds []int32
 }
 
 // NewMerge starts reading ranges (sorted by partition), read_committed.

@@ -88,6 +88,7 @@ type Reader struct {
 	// newEncoder, when set, makes each lane encode its records as they
 	// are fetched, in parallel with the consumer (encode.go).
 	newEncoder func() RecordEncoder
+	encPool    *encPool // the encoded chunks' buffers (encpool.go)
 	wg         sync.WaitGroup
 	stopWake   func() bool
 }
@@ -165,6 +166,9 @@ func (c *Cluster) newReader(ctx context.Context, m *Metadata, ranges []Range, bu
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
 		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget), newEncoder: newEncoder}
+	if newEncoder != nil {
+		r.encPool = newEncPool(budget)
+	}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	// With a statement deadline, the wait ends a moment before it, to
