@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kql-dev/kql/kafka/kafkatest"
 	"github.com/kql-dev/kql/lang"
 	"github.com/kql-dev/kql/render"
 	"github.com/kql-dev/kql/result"
@@ -24,53 +25,64 @@ type recordPathOnly struct{ result.RecordStream }
 // lanes (result.EncodingStream); the bytes are the record path's, byte for
 // byte, in the same (timestamp, partition, offset) order, with LIMIT cutting
 // at the same row: null keys, binary values (hex), headers, equal
-// timestamps across partitions, over 3 brokers.
+// timestamps across partitions, an aborted transaction's records left out
+// (read_committed), over 3 brokers on both backends.
 func TestEncodedConsumeWritesWhatTheRecordPathWrites(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "enc", 6)
-	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	var recs []*kgo.Record
-	for i := range 3000 {
-		r := &kgo.Record{Topic: "enc", Partition: int32(i % 6), Key: []byte("k-" + strconv.Itoa(i)),
-			Value:     []byte(`{"n":` + strconv.Itoa(i) + `,"s":"a\"b,c	d"}`),
-			Timestamp: base.Add(time.Duration(i/4) * time.Millisecond)} // four records share a timestamp
-		switch i % 5 {
-		case 1:
-			r.Key = nil
-		case 2:
-			r.Value = []byte{0xff, 0x00, byte(i)}
-		case 3:
-			r.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("v" + strconv.Itoa(i))}, {Key: "bin", Value: []byte{0xfe}}}
+	kafkatest.Each(t, func(t *testing.T, b kafkatest.Backend) {
+		s, _ := session(t, b)
+		topic, cl, _ := createSpreadTopic(t, b)
+		base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+		var recs []*kgo.Record
+		for i := range 3000 {
+			r := &kgo.Record{Topic: topic, Partition: int32(i % 6), Key: []byte("k-" + strconv.Itoa(i)),
+				Value:     []byte(`{"n":` + strconv.Itoa(i) + `,"s":"a\"b,c	d"}`),
+				Timestamp: base.Add(time.Duration(i/4) * time.Millisecond)} // four records share a timestamp
+			switch i % 5 {
+			case 1:
+				r.Key = nil
+			case 2:
+				r.Value = []byte{0xff, 0x00, byte(i)}
+			case 3:
+				r.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("v" + strconv.Itoa(i))}, {Key: "bin", Value: []byte{0xfe}}}
+			}
+			recs = append(recs, r)
 		}
-		recs = append(recs, r)
-	}
-	require.NoError(t, f.kcl.ProduceSync(ctxT(t), recs...).FirstErr())
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs[:1500]...).FirstErr())
+		txn := kafkatest.Client(t, b, kgo.TransactionalID(topic+"-txn"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		require.NoError(t, txn.BeginTransaction())
+		for p := range int32(6) {
+			require.NoError(t, txn.ProduceSync(ctxT(t), &kgo.Record{Topic: topic, Partition: p, Value: []byte("aborted"), Timestamp: base}).FirstErr())
+		}
+		require.NoError(t, txn.EndTransaction(ctxT(t), kgo.TryAbort))
+		require.NoError(t, cl.ProduceSync(ctxT(t), recs[1500:]...).FirstErr())
 
-	for _, format := range []render.Format{render.JSONL, render.CSV, render.TSV} {
-		for _, limit := range []int64{3000, 1234} {
-			t.Run(string(format)+" LIMIT "+strconv.FormatInt(limit, 10), func(t *testing.T) {
-				write := func(hide bool) (string, bool) {
-					res, err := f.sess.Execute(ctxT(t), &lang.Consume{Topic: "enc", From: &lang.Start{Kind: lang.FromOldest}, Limit: &limit})
-					require.NoError(t, err)
-					defer res.Close()
-					_, encodes := res.(result.EncodingStream)
-					if hide {
-						res = recordPathOnly{res.(result.RecordStream)}
+		for _, format := range []render.Format{render.JSONL, render.CSV, render.TSV} {
+			for _, limit := range []int64{3000, 1234} {
+				t.Run(string(format)+" LIMIT "+strconv.FormatInt(limit, 10), func(t *testing.T) {
+					write := func(hide bool) (string, bool) {
+						res, err := s.Execute(ctxT(t), &lang.Consume{Topic: topic, From: &lang.Start{Kind: lang.FromOldest}, Limit: &limit})
+						require.NoError(t, err)
+						defer res.Close()
+						_, encodes := res.(result.EncodingStream)
+						if hide {
+							res = recordPathOnly{res.(result.RecordStream)}
+						}
+						var out bytes.Buffer
+						n, err := render.Render(&out, res, render.Options{Format: format})
+						require.NoError(t, err)
+						require.NoError(t, res.Err())
+						require.Equal(t, limit, n)
+						return out.String(), encodes
 					}
-					var out bytes.Buffer
-					n, err := render.Render(&out, res, render.Options{Format: format})
-					require.NoError(t, err)
-					require.NoError(t, res.Err())
-					require.Equal(t, limit, n)
-					return out.String(), encodes
-				}
-				want, _ := write(true)
-				got, encodes := write(false)
-				require.True(t, encodes, "a plain CONSUME no longer offers its records encoded")
-				require.Equal(t, want, got)
-			})
+					want, _ := write(true)
+					require.NotContains(t, want, "aborted")
+					got, encodes := write(false)
+					require.True(t, encodes, "a plain CONSUME no longer offers its records encoded")
+					require.Equal(t, want, got)
+				})
+			}
 		}
-	}
+	})
 }
 
 // What a CONSUME does to its records on the way out (WHERE, SKIP, FROM
