@@ -5,6 +5,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,4 +183,42 @@ func drainEncodedCtx(t *testing.T, ctx context.Context, s *Session, st *lang.Con
 	}
 	require.NoError(t, res.Err())
 	return n
+}
+
+// The next page of a CONSUME written through the encoding read starts at
+// the first record it did not write (\next in the REPL): page after page,
+// jsonl, the pages joined are one read of them all, each record once.
+func TestEncodedConsumePagesJoinUp(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "pages", 3)
+	require.NoError(t, seedRecords(ctxT(t), f.kcl, "pages", 3, 3000))
+	f.sess.ReadBudget = 16 << 10 // pages end mid-chunk and at chunk ends
+	jsonl := func(st *lang.Consume, encoded bool) (string, result.Result) {
+		res, err := f.sess.Execute(ctxT(t), st)
+		require.NoError(t, err)
+		defer res.Close()
+		var r result.Result = res
+		if !encoded {
+			r = recordPathOnly{res.(result.RecordStream)}
+		}
+		var out bytes.Buffer
+		_, err = render.Render(&out, r, render.Options{Format: render.JSONL})
+		require.NoError(t, err)
+		return out.String(), res
+	}
+	all := int64(3000)
+	want, _ := jsonl(&lang.Consume{Topic: "pages", From: &lang.Start{Kind: lang.FromOldest}, Limit: &all}, false)
+	page := int64(701)
+	st := &lang.Consume{Topic: "pages", From: &lang.Start{Kind: lang.FromOldest}, Limit: &page}
+	var got strings.Builder
+	for range 10 {
+		out, res := jsonl(st, true)
+		got.WriteString(out)
+		next, ok := pagerOf(res).NextPage()
+		if !ok {
+			break
+		}
+		st = next
+	}
+	require.Equal(t, want, got.String())
 }
