@@ -43,10 +43,14 @@ type laneEncoder struct {
 	limits map[TopicPartition]int64 // each partition's end
 	rec    result.Record            // the record being encoded, reused
 	// scratch is what the lane encodes a chunk into, reused: as large
-	// as its largest chunk's output, under a partition's share of the
-	// budget.
+	// as its largest chunk's output, but kept between Fetches only up to
+	// keep. A batch larger than a partition's ask still comes whole
+	// (KIP-74), and a lane that kept its output's size would hold, per
+	// broker and for the rest of the read, memory the budget does not
+	// count: a 1 MB batch compressed 4x is 4 MiB of output.
 	scratch []byte
 	ends    []int32
+	keep    int      // twice a partition's share of the budget, at least 64 KiB
 	pool    *encPool // where a chunk's buffers come from
 }
 
@@ -58,6 +62,12 @@ func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
 	for _, p := range ps {
 		le.limits[p.tp] = p.end // fixed for the reader's life
 	}
+	r.mu.Lock()
+	parts := max(len(r.parts), 1)
+	r.mu.Unlock()
+	// askBytes asks for budget/(2*parts) decoded per partition: a chunk's
+	// output is about that, and twice it leaves room for the encoding.
+	le.keep = int(max(r.budget/int64(parts), 64<<10))
 	return le
 }
 
@@ -88,10 +98,16 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 			buf = le.enc(buf, &le.rec)
 			le.ends[i] = int32(len(buf))
 		}
-		le.scratch = buf
 		enc, ends := le.pool.buffers(len(buf), n)
 		copy(enc, buf)
 		copy(ends, le.ends)
+		le.scratch = buf
+		if cap(buf) > le.keep {
+			le.scratch = nil // an oversized batch's: not held until the next one
+		}
+		if 4*cap(le.ends) > le.keep {
+			le.ends = nil
+		}
 		hs := le.rec.Headers[:cap(le.rec.Headers)]
 		clear(hs) // nothing of the response stays reachable
 		le.rec = result.Record{Headers: hs[:0]}
