@@ -228,11 +228,20 @@ func (r *consumeResult) NextRecord() (*result.Record, bool) {
 		r.emitted++
 		return &r.rec, true
 	}
+	r.endRead()
+	return nil, false
+}
+
+// endRead ends a read that got to its end or its LIMIT: what could not be
+// read makes the result partial.
+func (r *consumeResult) endRead() {
+	if r.done {
+		return
+	}
 	r.finish()
 	if missing := r.mg.allMissing(); len(missing) > 0 {
 		r.err = &result.PartialError{What: fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.plan.stmt.Topic), Missing: missing}
 	}
-	return nil, false
 }
 
 // finish ends the read: no fetch outlives the rows the statement returns.

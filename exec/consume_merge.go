@@ -21,6 +21,10 @@ type merger struct {
 	mx      *kafka.Merge                  // nil until the read starts
 	missing []error                       // failures before the read (ListOffsets)
 	live    *atomic.Pointer[kafka.Reader] // where the reader is published for progress; may be nil
+	// newEncoder, when set before the read starts, makes the reader's
+	// lanes encode the records (kafka.NewEncodedMerge): read with
+	// nextEncoded.
+	newEncoder func() result.RecordEncoder
 }
 
 func (mg *merger) add(tp kafka.TopicPartition, start, end int64) {
@@ -33,7 +37,11 @@ func (mg *merger) start() {
 		return
 	}
 	slices.SortFunc(mg.ranges, func(a, b kafka.Range) int { return int(a.TP.Partition) - int(b.TP.Partition) })
-	mg.mx = mg.cl.NewMerge(mg.ctx, mg.m, mg.ranges, mg.budget)
+	if mg.newEncoder != nil {
+		mg.mx = mg.cl.NewEncodedMerge(mg.ctx, mg.m, mg.ranges, mg.budget, mg.newEncoder)
+	} else {
+		mg.mx = mg.cl.NewMerge(mg.ctx, mg.m, mg.ranges, mg.budget)
+	}
 	if mg.live != nil {
 		mg.live.Store(mg.mx.Reader())
 	}
@@ -44,6 +52,13 @@ func (mg *merger) start() {
 func (mg *merger) next(dst *result.Record) (bool, error) {
 	mg.start()
 	return mg.mx.Next(dst)
+}
+
+// nextEncoded is next for a merger with newEncoder: the next record's
+// encoded bytes.
+func (mg *merger) nextEncoded() ([]byte, bool, error) {
+	mg.start()
+	return mg.mx.NextEncoded()
 }
 
 // nextUnread is the offset of tp's first record not handed out, and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -274,33 +275,41 @@ func TestCloseAnyTimeLeavesNoGoroutine(t *testing.T) {
 		return runtime.NumGoroutine()
 	}
 	before := quiet()
-	for _, after := range []int{-1, 0, 1, 500, 5000, 29_999} {
-		for _, how := range []string{"close", "cancel"} {
-			ctx, cancel := context.WithCancel(context.Background())
-			res, err := sess.Execute(ctx, st)
-			require.NoError(t, err)
-			rs := res.(result.RecordStream)
-			if after >= 0 {
-				for i := 0; i <= after; i++ {
-					_, ok := rs.NextRecord()
-					require.True(t, ok)
+	// The record path, and the encoding read (the lanes encode, jsonl's
+	// way: EncodeWith, then NextEncoded).
+	for _, encoding := range []bool{false, true} {
+		for _, after := range []int{-1, 0, 1, 500, 5000, 29_999} {
+			for _, how := range []string{"close", "cancel"} {
+				ctx, cancel := context.WithCancel(context.Background())
+				res, err := sess.Execute(ctx, st)
+				require.NoError(t, err)
+				rs := res.(result.RecordStream)
+				next := func() bool { _, ok := rs.NextRecord(); return ok }
+				if encoding {
+					es := res.(result.EncodingStream)
+					require.True(t, es.EncodeWith(func() result.RecordEncoder {
+						return func(buf []byte, r *result.Record) []byte { return strconv.AppendInt(buf, r.Offset, 10) }
+					}))
+					next = func() bool { _, ok := es.NextEncoded(); return ok }
 				}
-			}
-			if how == "cancel" {
-				cancel()
-				for {
-					if _, ok := rs.NextRecord(); !ok {
-						break
+				if after >= 0 {
+					for i := 0; i <= after; i++ {
+						require.True(t, next())
 					}
 				}
-			}
-			res.Close()
-			res.Close()
-			cancel()
-			if n := settle(before); n > before {
-				buf := make([]byte, 1<<20)
-				buf = buf[:runtime.Stack(buf, true)]
-				t.Fatalf("%s after %d records: %d goroutines before, %d after:\n%s", how, after, before, n, buf)
+				if how == "cancel" {
+					cancel()
+					for next() {
+					}
+				}
+				res.Close()
+				res.Close()
+				cancel()
+				if n := settle(before); n > before {
+					buf := make([]byte, 1<<20)
+					buf = buf[:runtime.Stack(buf, true)]
+					t.Fatalf("encoding %v, %s after %d records: %d goroutines before, %d after:\n%s", encoding, how, after, before, n, buf)
+				}
 			}
 		}
 	}

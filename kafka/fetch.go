@@ -35,6 +35,13 @@ type FetchAnswer struct {
 	// WireBytes is the size of the record batches as they came, before
 	// decompression.
 	WireBytes int
+	// Enc and Ends are the records encoded by an encoding reader's lane
+	// (encode.go), Records then cut at the range's end and dropped.
+	Enc  []byte
+	Ends []int32
+	// decoded is what the records cost decoded, before they were
+	// encoded and dropped: what a Fetch in flight holds.
+	decoded int64
 }
 
 var decompressor = kgo.DefaultDecompressor()

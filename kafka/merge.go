@@ -20,6 +20,13 @@ type Merge struct {
 	heap mergeHeap     // the heads of the partitions with a record ready (mergeheap.go)
 	// primed: each partition's first chunk was asked for.
 	primed bool
+	// encoded: the lanes encode the records (NewEncodedMerge); they are
+	// handed out by NextEncoded.
+	encoded bool
+	// spentEnc and spentEnds are the buffers of the chunk whose last
+	// record NextEncoded returned last, handed back on the next call.
+	spentEnc  []byte
+	spentEnds []int32
 }
 
 // NewMerge starts reading ranges (sorted by partition), read_committed.
@@ -60,6 +67,18 @@ func (mg *Merge) prime() error {
 
 // refill moves s to its next chunk; false when the partition is done.
 func (mg *Merge) refill(s *mergeSource) (bool, error) {
+	if mg.encoded {
+		c, ok, err := mg.rd.take(s.tp)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			s.keys, s.enc, s.ends, s.i = nil, nil, nil, 0
+			return false, nil
+		}
+		s.keys, s.enc, s.ends, s.i = c.keys, c.enc, c.ends, 0
+		return true, nil
+	}
 	for {
 		recs, keys, err := mg.rd.Take(s.tp)
 		if err != nil {

@@ -17,6 +17,10 @@ type mergeSource struct {
 	i    int           // the head's index in keys (and recs)
 	keys []RecordKey   // the run's keys
 	recs []*kgo.Record // Merge: the chunk being handed out, keys[i] is recs[i]'s
+	// An encoding Merge's chunk (NewEncodedMerge): record i's bytes are
+	// enc[ends[i-1]:ends[i]].
+	enc  []byte
+	ends []int32
 }
 
 // heapEntry is a source's head as the heap orders it. The heap holds its

@@ -85,8 +85,12 @@ type Reader struct {
 	waitBound time.Duration
 	waitLimit time.Time
 	clockOn   bool // the clock that wakes lanes for retries runs
-	wg        sync.WaitGroup
-	stopWake  func() bool
+	// newEncoder, when set, makes each lane encode its records as they
+	// are fetched, in parallel with the consumer (encode.go).
+	newEncoder func() RecordEncoder
+	encPool    *encPool // the encoded chunks' buffers (encpool.go)
+	wg         sync.WaitGroup
+	stopWake   func() bool
 }
 
 type readPart struct {
@@ -113,6 +117,11 @@ type chunk struct {
 	recs  []*kgo.Record
 	keys  []RecordKey // keys[i] is recs[i]'s (FetchAnswer.Keys)
 	bytes int64
+	// enc and ends are an encoding reader's chunk (encode.go): record i's
+	// output is enc[ends[i-1]:ends[i]]; recs is then nil, the records
+	// being dropped once encoded.
+	enc  []byte
+	ends []int32
 }
 
 // recordOverhead is what a decoded record costs beyond its key, value and
@@ -121,6 +130,18 @@ const recordOverhead = int64(unsafe.Sizeof(kgo.Record{})) + 8
 
 // headerOverhead is what each header costs beyond its key and value.
 const headerOverhead = int64(unsafe.Sizeof(kgo.RecordHeader{}))
+
+// decodedBytes is what recs cost in memory, decoded.
+func decodedBytes(recs []*kgo.Record) int64 {
+	var bytes int64
+	for _, rec := range recs {
+		bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
+		for _, h := range rec.Headers {
+			bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
+		}
+	}
+	return bytes
+}
 
 // askBytes is the PartitionMaxBytes of the next Fetch: each partition's
 // share of the budget, in wire bytes. The caller holds r.mu.
@@ -133,12 +154,21 @@ func (r *Reader) askBytes() int32 {
 // done from the start. m says where the leaders are; the reader follows
 // leaders that move. Close must be called to stop its goroutines.
 func (c *Cluster) NewReader(ctx context.Context, m *Metadata, ranges []Range, budget int64, readCommitted bool) *Reader {
+	return c.newReader(ctx, m, ranges, budget, readCommitted, nil)
+}
+
+// newReader is NewReader whose lanes encode the records with encoders
+// from newEncoder when it is not nil (encode.go).
+func (c *Cluster) newReader(ctx context.Context, m *Metadata, ranges []Range, budget int64, readCommitted bool, newEncoder func() RecordEncoder) *Reader {
 	if budget <= 0 {
 		budget = DefaultReadBudget
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Reader{cl: c, ctx: ctx, cancel: cancel, readCommitted: readCommitted, budget: budget, m: m,
-		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget)}
+		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget), newEncoder: newEncoder}
+	if newEncoder != nil {
+		r.encPool = newEncPool(budget)
+	}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
 	// With a statement deadline, the wait ends a moment before it, to
@@ -290,6 +320,7 @@ func (r *Reader) lane(ps []*readPart) {
 	var order []TopicPartition
 	positions := map[TopicPartition]int64{}
 	first := map[int32]TopicPartition{}
+	le := r.laneEncoder(ps)
 	for {
 		r.mu.Lock()
 		var batch []*readPart
@@ -395,6 +426,7 @@ func (r *Reader) lane(ps []*readPart) {
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
 		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool)
 		cancel()
+		le.encodeAll(got)
 
 		r.mu.Lock()
 		if r.spentSpare == nil {
@@ -618,6 +650,10 @@ const maxStalls = 5
 // apply queues one partition's answer; the caller holds r.mu. first says
 // the partition came first in its broker's request.
 func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
+	if a.Ends != nil || a.Enc != nil {
+		r.applyEncoded(p, a, first)
+		return
+	}
 	recs, keys := a.Records, a.Keys
 	// Records come in offset order; ProcessFetchPartition already left out
 	// those before the position. Cut those at or past the end.
@@ -634,13 +670,7 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 		}
 	}
 	if len(recs) > 0 {
-		var bytes int64
-		for _, rec := range recs {
-			bytes += int64(len(rec.Key)+len(rec.Value)) + recordOverhead
-			for _, h := range rec.Headers {
-				bytes += int64(len(h.Key)+len(h.Value)) + headerOverhead
-			}
-		}
+		bytes := decodedBytes(recs)
 		p.queue = append(p.queue, chunk{recs: recs, keys: keys, bytes: bytes})
 		r.buffered += bytes
 		if a.WireBytes > 0 && len(recs) == len(a.Records) {
@@ -747,26 +777,32 @@ var ErrReaderClosed = errors.New("reader closed")
 // from the budget: the consumer must be done with them. err is a
 // request-level failure or the statement's cancellation.
 func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, err error) {
+	c, _, err := r.take(tp)
+	return c.recs, c.keys, err
+}
+
+// take is Take's chunk; ok false when the partition is done.
+func (r *Reader) take(tp TopicPartition) (c chunk, ok bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.parts[tp]
 	if p == nil {
-		return nil, nil, nil
+		return chunk{}, false, nil
 	}
 	r.buffered -= p.held
 	p.held = 0
 	for len(p.queue) == 0 {
 		if p.failed || (p.pos >= p.end && !p.inflight) {
-			return nil, nil, nil
+			return chunk{}, false, nil
 		}
 		if r.err != nil {
-			return nil, nil, r.err
+			return chunk{}, false, r.err
 		}
 		if r.closed {
-			return nil, nil, ErrReaderClosed
+			return chunk{}, false, ErrReaderClosed
 		}
 		if err := r.ctx.Err(); err != nil {
-			return nil, nil, err
+			return chunk{}, false, err
 		}
 		if !p.wanted {
 			p.wanted = true
@@ -775,12 +811,12 @@ func (r *Reader) Take(tp TopicPartition) (recs []*kgo.Record, keys []RecordKey, 
 		r.cond.Wait()
 	}
 	p.wanted = false
-	c := p.queue[0]
+	c = p.queue[0]
 	p.queue[0] = chunk{}
 	p.queue = p.queue[1:]
 	p.held = c.bytes
 	r.cond.Broadcast() // room in the budget
-	return c.recs, c.keys, nil
+	return c, true, nil
 }
 
 // Spent hands back the key array of a chunk that Take returned and the
@@ -809,6 +845,9 @@ func (r *Reader) NextUnread(tp TopicPartition) (pos, end int64, failed bool) {
 		return 0, 0, true
 	}
 	if len(p.queue) > 0 {
+		if c := p.queue[0]; c.recs == nil {
+			return c.keys[0].Offset, p.end, p.failed
+		}
 		return p.queue[0].recs[0].Offset, p.end, p.failed
 	}
 	return p.pos, p.end, p.failed

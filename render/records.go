@@ -136,7 +136,53 @@ func (e *recordEncoder) appendJSONBytes(buf, b []byte) []byte {
 	return appendJSONString(buf, e.text(b))
 }
 
+// eachEncoded is eachRecord for a stream that encodes its records itself,
+// ahead of the writer and in parallel with it (result.EncodingStream), with
+// encoders from newEncoder; ok is false, and nothing is read, when rs
+// cannot.
+func eachEncoded(o *output, rs result.RecordStream, newEncoder func() result.RecordEncoder) (n int64, ok bool, err error) {
+	es, is := rs.(result.EncodingStream)
+	if !is || !es.EncodeWith(newEncoder) {
+		return 0, false, nil
+	}
+	for {
+		b, more := es.NextEncoded()
+		if !more {
+			return n, true, nil
+		}
+		if err := o.write(b); err != nil {
+			return n, true, err
+		}
+		n++
+	}
+}
+
+func newJSONLEncoder() result.RecordEncoder {
+	e := &recordEncoder{}
+	return func(buf []byte, r *result.Record) []byte {
+		buf = e.appendJSON(buf, r)
+		return append(buf, '\n')
+	}
+}
+
+func newCSVEncoder() result.RecordEncoder {
+	e := &recordEncoder{}
+	return func(buf []byte, r *result.Record) []byte {
+		return e.appendDelimited(buf, r, ',', "", appendCSVField)
+	}
+}
+
+func newTSVEncoder() result.RecordEncoder {
+	e := &recordEncoder{}
+	return func(buf []byte, r *result.Record) []byte {
+		return e.appendDelimited(buf, r, '\t', `\N`, appendTSVField)
+	}
+}
+
 func writeJSONLRecords(o *output, rs result.RecordStream) (int64, error) {
+	if n, ok, err := eachEncoded(o, rs, newJSONLEncoder); ok {
+		return n, err
+	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
 		buf = e.appendJSON(buf, r)
@@ -182,6 +228,9 @@ func writeCSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	if err := writeDelimitedHeader(o, ',', appendCSVField); err != nil {
 		return 0, err
 	}
+	if n, ok, err := eachEncoded(o, rs, newCSVEncoder); ok {
+		return n, err
+	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
 		return e.appendDelimited(buf, r, ',', "", appendCSVField)
@@ -191,6 +240,9 @@ func writeCSVRecords(o *output, rs result.RecordStream) (int64, error) {
 func writeTSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	if err := writeDelimitedHeader(o, '\t', appendTSVField); err != nil {
 		return 0, err
+	}
+	if n, ok, err := eachEncoded(o, rs, newTSVEncoder); ok {
+		return n, err
 	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {

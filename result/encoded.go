@@ -1,0 +1,21 @@
+package result
+
+// RecordEncoder appends one record's output (a JSON line, a CSV row) to buf
+// and returns it.
+type RecordEncoder func(buf []byte, rec *Record) []byte
+
+// EncodingStream is a RecordStream that can hand its records out already
+// encoded: a read encodes each record in the goroutine that fetched it, in
+// parallel with the one that writes, which then only copies bytes. A writer
+// that can use it calls EncodeWith before the first record; when it returns
+// true, the stream is read with NextEncoded (not NextRecord or Next), and
+// the bytes are those encoders from newEncoder made, record by record, in
+// the stream's order. newEncoder is called once per goroutine that encodes,
+// so an encoder may keep state without locks.
+type EncodingStream interface {
+	RecordStream
+	EncodeWith(newEncoder func() RecordEncoder) bool
+	// NextEncoded returns the next record's bytes, valid until the next
+	// call; false at the end (Err then says why, as for Next).
+	NextEncoded() ([]byte, bool)
+}
