@@ -91,7 +91,7 @@ func TestExplainMoveNamesItsTransactionBound(t *testing.T) {
 	require.Contains(t, endTxn(fmt.Sprintf("EXPLAIN PRODUCE INTO dst FROM FILE '%s'", path)),
 		fmt.Sprintf("at most %s records, %d MiB or %s", thousands(int64(importTxnRecords)), importTxnBytes>>20, importTxnAge))
 	require.Contains(t, endTxn("EXPLAIN PRODUCE INTO dst FROM STDIN"),
-		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(streamTxnRecords))))
+		fmt.Sprintf("at most %s records, 16 MiB or %s", thousands(int64(streamTxnRecords)), streamTxnAge))
 	require.Contains(t, endTxn("EXPLAIN INSERT INTO dst SELECT * FROM src EXECUTE"),
 		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(insertTxnRecords))))
 	require.NotEqual(t, importTxnBytes, int64(kafka.DefaultMaxTxnBytes), "a file's bound differs from INSERT's: each must be named")

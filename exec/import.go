@@ -37,11 +37,15 @@ var importCols = []result.Column{col("topic", result.String), col("partition", r
 // transaction timeout on a slow cluster. Stdin and a named pipe, written as
 // they are read, keep streamTxnRecords: a failure there leaves the input's
 // unread rest to the user, and a smaller transaction is less to feed again.
+// A stream's transaction is also committed once it is streamTxnAge old,
+// by a timer (importage.go), so that a trickling pipe's records reach
+// read_committed readers within about that.
 var (
 	importTxnRecords = 200000
 	importTxnBytes   = int64(32 << 20)
 	importTxnAge     = 10 * time.Second
 	streamTxnRecords = 10000
+	streamTxnAge     = time.Second
 )
 
 // importInFlight bounds the records the import's producer holds
@@ -70,15 +74,19 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	}
 	// A named pipe or a device is read once, as stdin (see importstream.go).
 	stream := src.Stdin || isStream(src.File)
+	// A stream's read also ends when a commit its timer made failed
+	// (importage.go).
+	readCtx, failRead := context.WithCancelCause(ctx)
+	defer failRead(nil)
 	open := func() (io.ReadCloser, string, error) {
 		if src.Stdin {
 			if s.Stdin == nil {
 				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, which the interactive shell reads statements from: run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or use FROM FILE")
 			}
-			return newCtxReader(ctx, s.Stdin), "stdin", nil
+			return newCtxReader(readCtx, s.Stdin), "stdin", nil
 		}
 		if stream {
-			f, err := openStream(ctx, src.File)
+			f, err := openStream(readCtx, src.File)
 			return f, src.File, err
 		}
 		f, err := os.Open(src.File)
@@ -142,8 +150,18 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
 	committedLine := 0
+	var timer *streamCommitter // a stream's commit on time alone
+	if stream {
+		timer = startStreamCommitter(ctx, w, streamTxnAge, failRead)
+	}
 	write := func(rec *kafka.OutRecord, line int) error {
-		committed, err := w.Write(ctx, rec)
+		var committed bool
+		var err error
+		if timer != nil {
+			committed, err = timer.write(ctx, rec, line)
+		} else {
+			committed, err = w.Write(ctx, rec)
+		}
 		prog.Wrote(rec.Size())
 		if committed {
 			committedLine = line
@@ -157,9 +175,16 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		prog.Begin(0, fileSize(src.File, stream))
 		mp := local
 		// The producer sends a record's bytes after Write returns: KeepBytes.
-		err = s.eachImported(ctx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
+		err = s.eachImported(readCtx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
 			return write(rec, line)
 		})
+	}
+	if timer != nil {
+		line, terr := timer.close()
+		committedLine = line
+		if terr != nil {
+			err = terr // the read ended because of it
+		}
 	}
 	if err == nil {
 		err = w.Commit(ctx)
@@ -188,7 +213,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 func importWriterConfig(stream bool) kafka.WriterConfig {
 	cfg := kafka.WriterConfig{MaxInFlight: importInFlight}
 	if stream {
-		cfg.MaxTxnRecords = streamTxnRecords
+		cfg.MaxTxnRecords, cfg.MaxTxnAge = streamTxnRecords, streamTxnAge
 	} else {
 		cfg.MaxTxnRecords, cfg.MaxTxnBytes, cfg.MaxTxnAge = importTxnRecords, importTxnBytes, importTxnAge
 	}

@@ -182,9 +182,9 @@ func requireEmpty(t *testing.T, s *Session, topic string) {
 func TestImportFromStdinCancelledMidStreamResumes(t *testing.T) {
 	f := newFake(t)
 	f.spread(t, "dst", 6)
-	old := streamTxnRecords
-	streamTxnRecords = 5
-	t.Cleanup(func() { streamTxnRecords = old })
+	old, oldAge := streamTxnRecords, streamTxnAge
+	streamTxnRecords, streamTxnAge = 5, time.Hour // commits by count only: the held one is the second
+	t.Cleanup(func() { streamTxnRecords, streamTxnAge = old, oldAge })
 
 	var lines []string
 	for i := 1; i <= 12; i++ {

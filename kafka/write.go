@@ -284,6 +284,10 @@ func (c *Cluster) NewWriter(ctx context.Context, cfg WriterConfig) (*Writer, err
 // TransactionalID is the id the writer's transactions run under.
 func (w *Writer) TransactionalID() string { return w.cfg.TransactionalID }
 
+// OpenSince is when the open transaction began, and false if none is
+// open. Like Write and Commit, it must not run concurrently with them.
+func (w *Writer) OpenSince() (time.Time, bool) { return w.txnStart, w.inTxn }
+
 // Transactions is how many transactions the writer committed.
 func (w *Writer) Transactions() int { return w.txns }
 
@@ -302,9 +306,7 @@ func (w *Writer) Write(ctx context.Context, rec *OutRecord) (committed bool, err
 		}
 		w.inTxn = true
 		w.txnRecords, w.txnBytes = 0, 0
-		if w.cfg.MaxTxnAge > 0 {
-			w.txnStart = time.Now()
-		}
+		w.txnStart = time.Now()
 	}
 	size := rec.Size()
 	if size > writerBufferedBytes {
