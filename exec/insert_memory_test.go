@@ -21,13 +21,7 @@ import (
 // Produce is held on kfake's hooks until the test releases it: the copy
 // stops at the bound, and finishes once the leaders answer.
 func TestInsertHoldsAtMostItsBoundOfUnacknowledgedRecords(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "src", 3)
-	f.spread(t, "dst", 3)
-	f.produce(t, "src", 3, 400)
-	old := insertBufferedRecords
-	insertBufferedRecords = 100
-	t.Cleanup(func() { insertBufferedRecords = old })
+	f := boundedInsertFake(t)
 
 	release := make(chan struct{})
 	var once sync.Once
@@ -85,6 +79,21 @@ type heldProduces struct {
 	release func()
 }
 
+// boundedInsertFake is a fake with 1200 records in src's 3 partitions, an
+// empty dst of 3, and INSERT's producer bound lowered to 100 records for
+// the test.
+func boundedInsertFake(t *testing.T) *fake {
+	t.Helper()
+	f := newFake(t)
+	f.spread(t, "src", 3)
+	f.spread(t, "dst", 3)
+	f.produce(t, "src", 3, 400)
+	old := insertBufferedRecords
+	insertBufferedRecords = 100
+	t.Cleanup(func() { insertBufferedRecords = old })
+	return f
+}
+
 func holdProduces(t *testing.T, f *fake) *heldProduces {
 	t.Helper()
 	ch := make(chan struct{})
@@ -111,13 +120,7 @@ func TestInsertEveryFormHoldsTheBound(t *testing.T) {
 		"INSERT INTO dst SELECT key, value FROM src ORDER BY key DESC LIMIT 1200 EXECUTE",
 	} {
 		t.Run(stmt, func(t *testing.T) {
-			f := newFake(t)
-			f.spread(t, "src", 3)
-			f.spread(t, "dst", 3)
-			f.produce(t, "src", 3, 400)
-			old := insertBufferedRecords
-			insertBufferedRecords = 100
-			t.Cleanup(func() { insertBufferedRecords = old })
+			f := boundedInsertFake(t)
 			h := holdProduces(t, f)
 
 			p := &result.MoveProgress{}
@@ -144,13 +147,7 @@ func TestInsertEveryFormHoldsTheBound(t *testing.T) {
 // transaction is aborted, the error says nothing was committed and gives
 // the resume, and the resume copies every record exactly once.
 func TestInsertCancelledWhileBlockedOnTheBound(t *testing.T) {
-	f := newFake(t)
-	f.spread(t, "src", 3)
-	f.spread(t, "dst", 3)
-	f.produce(t, "src", 3, 400)
-	old := insertBufferedRecords
-	insertBufferedRecords = 100
-	t.Cleanup(func() { insertBufferedRecords = old })
+	f := boundedInsertFake(t)
 	h := holdProduces(t, f)
 
 	p := &result.MoveProgress{}

@@ -100,11 +100,7 @@ func TestEncodedConsumeResumesAtAMovedLeader(t *testing.T) {
 func TestEncodedConsumeEndsPartialOnAHungLeader(t *testing.T) {
 	f := waitFake(t)
 	f.sess.cl.SetLeaderWait(1500 * time.Millisecond)
-	leader := f.LeaderFor(waitTopic, 1)
-	var holding atomic.Bool
-	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
-		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
-	})
+	leader := hangPartitionOneLeaderOnce(t, f)
 	b := startConsumeJSONL(t, f, context.Background())
 	b.wait(t, 8*time.Second)
 	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)

@@ -191,6 +191,19 @@ func requireExactlyOnce(t *testing.T, got map[int32][]int64, p int32, want int) 
 
 const waitTotal = waitRounds * waitPerRound
 
+// hangPartitionOneLeaderOnce holds, unanswered, the first Fetch of
+// partition 1 its leader gets after the read's first one, and returns that
+// leader.
+func hangPartitionOneLeaderOnce(t *testing.T, f *fake) int32 {
+	t.Helper()
+	leader := f.LeaderFor(waitTopic, 1)
+	var holding atomic.Bool
+	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
+		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
+	})
+	return leader
+}
+
 // requireOnlyPartitionOneCutShort says a read whose partition 1 lost its
 // leader wrote partitions 0 and 2 whole and partition 1 from its start up
 // to where it stopped: each record once, no gap.
@@ -299,11 +312,7 @@ func TestConsumeGivesUpBeforeTheStatementDeadline(t *testing.T) {
 func TestConsumeBoundsAHungLeader(t *testing.T) {
 	f := waitFake(t)
 	f.sess.cl.SetLeaderWait(1500 * time.Millisecond)
-	leader := f.LeaderFor(waitTopic, 1)
-	var holding atomic.Bool
-	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
-		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
-	})
+	leader := hangPartitionOneLeaderOnce(t, f)
 	b := startConsume(t, f, context.Background())
 	b.wait(t, 8*time.Second)
 	require.Less(t, b.took, 5*time.Second, "the hung leader held the read past its bound")
@@ -339,11 +348,7 @@ func TestConsumeBoundsWaitForALeader(t *testing.T) {
 // and the partition is read from its new leader: every record once.
 func TestConsumeLeavesAHungLeaderForTheNewOne(t *testing.T) {
 	f := waitFake(t)
-	leader := f.LeaderFor(waitTopic, 1)
-	var holding atomic.Bool
-	hangLeader(t, f, kmsg.Fetch, leader, func(req kmsg.Request) bool {
-		return pastFirstFetch(1)(req) && holding.CompareAndSwap(false, true)
-	})
+	leader := hangPartitionOneLeaderOnce(t, f)
 	b := startConsume(t, f, context.Background())
 	w := b.waitUntilWaiting(t, 1)
 	require.Equal(t, leader, w.Broker)
