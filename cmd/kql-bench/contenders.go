@@ -61,7 +61,10 @@ type contender struct {
 	registryLog []string
 }
 
-const floorName = "floor (franz-go)"
+const (
+	floorName      = "floor (franz-go)"
+	floorJSONLName = "floor + jsonl encode"
+)
 
 // contenders lists what this run times, in the order of the report, and
 // notes on what was skipped or substituted.
@@ -78,6 +81,12 @@ func contenders(ctx context.Context, e *benchEnv) ([]*contender, []string, error
 	cs := []*contender{
 		{name: floorName, argv: []string{e.self, "-floor", "-b", e.bootstrap, "-topic", c.topic},
 			records: n, check: checkCount(n)},
+		// No goal: the floor plus kql's own jsonl encoder, written in fetch
+		// order. What kql jsonl costs beyond it is kql's own overhead (the
+		// merge into order, the budget, the routing); what it costs beyond
+		// the floor is the price of the format, which no reader escapes.
+		{name: floorJSONLName, argv: []string{e.self, "-floor", "-floor-format", "jsonl", "-b", e.bootstrap, "-topic", c.topic},
+			records: n, check: checkJSONL(n, true)},
 		// Issue 22's goals: jsonl <= 1.3x the floor's wall and <= 1.6x its
 		// user CPU, csv and tsv <= 1.5x, table <= 2.5x, all under 64 MiB.
 		{name: "kql jsonl OLDEST", argv: kqlArgv(limit(c.topic, "OLDEST", n), "jsonl"),

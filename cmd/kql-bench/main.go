@@ -53,6 +53,7 @@ type config struct {
 
 	// Hidden modes: the bench re-executes itself as a contender.
 	floor       bool     // the bare franz-go consumer
+	floorFormat string   // -floor's output: "" (a count) or jsonl (each record, kql's encoder)
 	execConsume bool     // CONSUME through kql's exec API (LIMITs the parser rejects; a registry kql has no flag for)
 	limit       int64    // -exec-consume's LIMIT
 	registry    string   // -exec-consume's schema registry URL ("": none)
@@ -78,6 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.kcat, "kcat", "kcat", "kcat binary; skipped when not found")
 	fs.BoolVar(&c.reseed, "reseed", false, "delete and re-create a topic that exists with the wrong number of records")
 	fs.BoolVar(&c.floor, "floor", false, "(internal) run as the floor contender")
+	fs.StringVar(&c.floorFormat, "floor-format", "", "(internal) with -floor: write each record in this format (jsonl) with kql's encoder")
 	fs.BoolVar(&c.execConsume, "exec-consume", false, "(internal) run CONSUME through kql's exec API")
 	fs.Int64Var(&c.limit, "limit", 0, "(internal) LIMIT for -exec-consume")
 	fs.StringVar(&c.registry, "registry", "", "(internal) schema registry URL for -exec-consume")
@@ -129,7 +131,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case c.spawn != "":
 		err = spawnMain(c.spawn, c.argv)
 	case c.floor:
-		err = floorMain(ctx, splitAddrs(c.bootstrap), c.topic, stdout)
+		err = floorMain(ctx, splitAddrs(c.bootstrap), c.topic, c.floorFormat, stdout)
 	case c.execConsume:
 		err = execConsumeMain(ctx, splitAddrs(c.bootstrap), c.topic, c.limit, c.registry, stdout)
 	default:
