@@ -159,14 +159,14 @@ func newJSONLEncoder() result.RecordEncoder {
 func newCSVEncoder() result.RecordEncoder {
 	e := &recordEncoder{}
 	return func(buf []byte, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, ',', "", appendCSVField, appendCSVValid)
+		return e.appendDelimited(buf, r, ',', "", `""`, appendCSVField, appendCSVValid)
 	}
 }
 
 func newTSVEncoder() result.RecordEncoder {
 	e := &recordEncoder{}
 	return func(buf []byte, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, '\t', `\N`, appendTSVField, appendTSVValid)
+		return e.appendDelimited(buf, r, '\t', `\N`, "", appendTSVField, appendTSVValid)
 	}
 }
 
@@ -193,7 +193,9 @@ func writeJSONRecords(o *output, rs result.RecordStream) (int64, error) {
 // through field (CSV quoting or TSV escaping), with null for NULL. A key or
 // value goes through valid, which is field with the UTF-8 check of the
 // bytes rule in the same pass (ok false, buf as given, when it fails).
-func (e *recordEncoder) appendDelimited(buf []byte, r *result.Record, sep byte, null string, field func(buf, s []byte) []byte, valid func(buf, s []byte) ([]byte, bool)) []byte {
+// noHeaders is what field makes of the empty text, for a record without
+// headers.
+func (e *recordEncoder) appendDelimited(buf []byte, r *result.Record, sep byte, null, noHeaders string, field func(buf, s []byte) []byte, valid func(buf, s []byte) ([]byte, bool)) []byte {
 	buf = strconv.AppendInt(buf, int64(r.Partition), 10)
 	buf = append(buf, sep)
 	buf = strconv.AppendInt(buf, r.Offset, 10)
@@ -205,7 +207,7 @@ func (e *recordEncoder) appendDelimited(buf []byte, r *result.Record, sep byte, 
 	buf = e.appendDelimitedBytes(buf, r.Value, null, field, valid)
 	buf = append(buf, sep)
 	if len(r.Headers) == 0 {
-		buf = field(buf, nil)
+		buf = append(buf, noHeaders...)
 	} else {
 		e.scratch = appendHeadersText(e.scratch[:0], r.Headers)
 		buf = field(buf, e.scratch)
@@ -234,7 +236,7 @@ func writeCSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, ',', "", appendCSVField, appendCSVValid)
+		return e.appendDelimited(buf, r, ',', "", `""`, appendCSVField, appendCSVValid)
 	})
 }
 
@@ -247,7 +249,7 @@ func writeTSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, '\t', `\N`, appendTSVField, appendTSVValid)
+		return e.appendDelimited(buf, r, '\t', `\N`, "", appendTSVField, appendTSVValid)
 	})
 }
 
