@@ -162,6 +162,26 @@ func appendRunes(dst, s []byte, i, j int, check bool) (_, _ int, ok bool) {
 			i++
 			continue
 		}
+		if i+4 <= len(s) {
+			// The runes of two and three bytes that need no look, as
+			// utf8.DecodeRune accepts them (the leads E0 and ED take a
+			// narrower second byte, and E2 80 leads U+2028 and U+2029),
+			// are stored without decoding: four bytes, size kept.
+			x := binary.LittleEndian.Uint32(s[i:])
+			size := 0
+			switch {
+			case c >= 0xc2 && c < 0xe0 && x&0xc000 == 0x8000:
+				size = 2
+			case c > 0xe0 && c < 0xf0 && c != 0xed && x&0xc0c000 == 0x808000 && (c != 0xe2 || x&0xff00 != 0x8000):
+				size = 3
+			}
+			if size > 0 {
+				binary.LittleEndian.PutUint32(dst[j:], x)
+				i += size
+				j += size
+				continue
+			}
+		}
 		r, size := utf8.DecodeRune(s[i:])
 		switch {
 		case check && r == utf8.RuneError && size == 1:
@@ -229,13 +249,16 @@ func needsLook(w uint64) bool { return lookMask(w) != 0 }
 // perhaps of some bytes above the first such byte, never below it: the
 // classic has-less-than and has-byte tests of "Bit Twiddling Hacks" are
 // exact up to the first byte they find (a borrow only moves upward), so the
-// lowest set bit names the first byte that needs a look.
+// lowest set bit names the first byte that needs a look. A control
+// character or a quote is one test: with bit 1 flipped, the bytes below
+// 0x20 stay below it, the quote (0x22) becomes 0x20, and no other byte
+// falls below 0x21.
 func lookMask(w uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	less20 := (w - lo*0x20) &^ w
-	quote := w ^ (lo * '"')
+	x := w ^ (lo * 0x02)
+	ctlOrQuote := (x - lo*0x21) &^ x
 	backslash := w ^ (lo * '\\')
-	return (less20 | (quote-lo)&^quote | (backslash-lo)&^backslash | w) & hi
+	return (ctlOrQuote | (backslash-lo)&^backslash | w) & hi
 }
 
 // jsonPlain marks the ASCII bytes a JSON string holds as they are.
