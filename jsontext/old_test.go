@@ -127,7 +127,7 @@ func randomString(r *rand.Rand) []byte {
 // The word-at-a-time writer writes what the old one wrote, for random
 // strings biased toward the bytes that need a look, after prefixes with
 // and without spare room.
-func TestAppendStringMatchesTheOldOne(t *testing.T) {
+func TestJSONStringEncodingMatchesTheOldOne(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, uint64(time.Now().UnixNano())))
 	for range 200000 {
 		s := randomString(r)

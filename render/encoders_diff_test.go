@@ -156,7 +156,7 @@ func TestTimeFormatterMatchesTheOldOne(t *testing.T) {
 
 // The CSV and TSV field writers with the UTF-8 check in their pass write
 // what the bytes rule and the old field writers wrote.
-func TestDelimitedFieldsMatchTheOldOnes(t *testing.T) {
+func TestCSVAndTSVFieldsMatchTheOldOnes(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, uint64(time.Now().UnixNano())))
 	var e oldRecordEncoder
 	for range 100000 {
