@@ -109,8 +109,13 @@ func FuzzAppendString(f *testing.F) {
 // A bench topic's value: 100 B of JSON, a quote every few bytes.
 func BenchmarkAppendStringJSONValue(b *testing.B) {
 	v := []byte(`{"id":123456,"p":6,"name":"user-123456-mnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrs"}`)
+	benchString(b, v)
+}
+
+func benchString(b *testing.B, v []byte) {
 	buf := make([]byte, 0, 64<<10)
 	b.SetBytes(int64(len(v)))
+	defer reportCPU(b)()
 	for b.Loop() {
 		if len(buf) > 60<<10 {
 			buf = buf[:0]
@@ -146,4 +151,22 @@ func TestLookMaskNamesTheFirstByte(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A bench topic's key.
+func BenchmarkAppendStringShortKey(b *testing.B) { benchString(b, []byte("k123456")) }
+
+// Text with nothing to escape.
+func BenchmarkAppendStringPlainText(b *testing.B) {
+	benchString(b, []byte("The quick brown fox jumps over the lazy dog, then naps in the afternoon sun for an hour or two."))
+}
+
+// Text above ASCII: the rune path.
+func BenchmarkAppendStringUnicode(b *testing.B) {
+	benchString(b, []byte("Grüße aus Köln, 東京から今日は, naïve café — ünïcödé text that mixes scripts: Ελληνικά, русский."))
+}
+
+// Pretty-printed JSON: newlines and indentation among the quotes.
+func BenchmarkAppendStringPrettyJSON(b *testing.B) {
+	benchString(b, []byte("{\n  \"id\": 123456,\n  \"p\": 6,\n  \"tags\": [\"a\", \"b\"],\n  \"path\": \"C:\\\\tmp\\\\x\"\n}"))
 }

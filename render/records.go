@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/binary"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -70,34 +72,24 @@ func (e *recordEncoder) text(b []byte) []byte {
 	return e.scratch
 }
 
-var jsonRecordKeys = func() [6][]byte {
-	var k [6][]byte
-	for i, c := range result.RecordColumns {
-		b := []byte{','}
-		if i == 0 {
-			b[0] = '{'
-		}
-		b = appendJSONString(b, []byte(c.Name))
-		k[i] = append(b, ':')
-	}
-	return k
-}()
-
+// appendJSON writes the record as the row writers write a row of
+// RecordColumns: the keys are constants, so that each is stored in place
+// rather than copied by a memmove call.
 func (e *recordEncoder) appendJSON(buf []byte, r *result.Record) []byte {
-	buf = append(buf, jsonRecordKeys[0]...)
+	buf = append(buf, `{"partition":`...)
 	buf = strconv.AppendInt(buf, int64(r.Partition), 10)
-	buf = append(buf, jsonRecordKeys[1]...)
+	buf = append(buf, `,"offset":`...)
 	buf = strconv.AppendInt(buf, r.Offset, 10)
-	buf = append(buf, jsonRecordKeys[2]...)
-	buf = append(buf, '"')
+	buf = append(buf, `,"timestamp":"`...)
 	buf = e.ts.append(buf, r.Timestamp)
-	buf = append(buf, '"')
-	buf = append(buf, jsonRecordKeys[3]...)
+	buf = append(buf, `","key":`...)
 	buf = e.appendJSONField(buf, r.Key, r.KeySchema.Decoded)
-	buf = append(buf, jsonRecordKeys[4]...)
+	buf = append(buf, `,"value":`...)
 	buf = e.appendJSONField(buf, r.Value, r.ValueSchema.Decoded)
-	buf = append(buf, jsonRecordKeys[5]...)
-	buf = append(buf, '[')
+	if len(r.Headers) == 0 {
+		return append(buf, `,"headers":[]}`...)
+	}
+	buf = append(buf, `,"headers":[`...)
 	for i, h := range r.Headers {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -109,8 +101,7 @@ func (e *recordEncoder) appendJSON(buf []byte, r *result.Record) []byte {
 		buf = e.appendJSONBytes(buf, h.Value)
 		buf = append(buf, '}')
 	}
-	buf = append(buf, ']')
-	return append(buf, '}')
+	return append(buf, "]}"...)
 }
 
 // appendJSONField writes a key or value: decoded by the schema registry, it
@@ -168,14 +159,14 @@ func newJSONLEncoder() result.RecordEncoder {
 func newCSVEncoder() result.RecordEncoder {
 	e := &recordEncoder{}
 	return func(buf []byte, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, ',', "", appendCSVField)
+		return e.appendDelimited(buf, r, ',', "", `""`, appendCSVField, appendCSVValid)
 	}
 }
 
 func newTSVEncoder() result.RecordEncoder {
 	e := &recordEncoder{}
 	return func(buf []byte, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, '\t', `\N`, appendTSVField)
+		return e.appendDelimited(buf, r, '\t', `\N`, "", appendTSVField, appendTSVValid)
 	}
 }
 
@@ -199,29 +190,41 @@ func writeJSONRecords(o *output, rs result.RecordStream) (int64, error) {
 }
 
 // appendDelimited appends the record's six fields as text, each passed
-// through field (CSV quoting or TSV escaping), with null for NULL.
-func (e *recordEncoder) appendDelimited(buf []byte, r *result.Record, sep byte, null string, field func(buf, s []byte) []byte) []byte {
+// through field (CSV quoting or TSV escaping), with null for NULL. A key or
+// value goes through valid, which is field with the UTF-8 check of the
+// bytes rule in the same pass (ok false, buf as given, when it fails).
+// noHeaders is what field makes of the empty text, for a record without
+// headers.
+func (e *recordEncoder) appendDelimited(buf []byte, r *result.Record, sep byte, null, noHeaders string, field func(buf, s []byte) []byte, valid func(buf, s []byte) ([]byte, bool)) []byte {
 	buf = strconv.AppendInt(buf, int64(r.Partition), 10)
 	buf = append(buf, sep)
 	buf = strconv.AppendInt(buf, r.Offset, 10)
 	buf = append(buf, sep)
 	buf = e.ts.append(buf, r.Timestamp)
 	buf = append(buf, sep)
-	if r.Key == nil {
-		buf = append(buf, null...)
-	} else {
-		buf = field(buf, e.text(r.Key))
-	}
+	buf = e.appendDelimitedBytes(buf, r.Key, null, field, valid)
 	buf = append(buf, sep)
-	if r.Value == nil {
-		buf = append(buf, null...)
-	} else {
-		buf = field(buf, e.text(r.Value))
-	}
+	buf = e.appendDelimitedBytes(buf, r.Value, null, field, valid)
 	buf = append(buf, sep)
-	e.scratch = appendHeadersText(e.scratch[:0], r.Headers)
-	buf = field(buf, e.scratch)
+	if len(r.Headers) == 0 {
+		buf = append(buf, noHeaders...)
+	} else {
+		e.scratch = appendHeadersText(e.scratch[:0], r.Headers)
+		buf = field(buf, e.scratch)
+	}
 	return append(buf, '\n')
+}
+
+func (e *recordEncoder) appendDelimitedBytes(buf, b []byte, null string, field func(buf, s []byte) []byte, valid func(buf, s []byte) ([]byte, bool)) []byte {
+	if b == nil {
+		return append(buf, null...)
+	}
+	if !looksHex(b) {
+		if out, ok := valid(buf, b); ok {
+			return out
+		}
+	}
+	return field(buf, e.text(b))
 }
 
 func writeCSVRecords(o *output, rs result.RecordStream) (int64, error) {
@@ -233,7 +236,7 @@ func writeCSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, ',', "", appendCSVField)
+		return e.appendDelimited(buf, r, ',', "", `""`, appendCSVField, appendCSVValid)
 	})
 }
 
@@ -246,7 +249,7 @@ func writeTSVRecords(o *output, rs result.RecordStream) (int64, error) {
 	}
 	e := &recordEncoder{}
 	return eachRecord(o, rs, func(buf []byte, _ int64, r *result.Record) []byte {
-		return e.appendDelimited(buf, r, '\t', `\N`, appendTSVField)
+		return e.appendDelimited(buf, r, '\t', `\N`, "", appendTSVField, appendTSVValid)
 	})
 }
 
@@ -263,21 +266,90 @@ func writeDelimitedHeader(o *output, sep byte, field func(buf, s []byte) []byte)
 
 // timeFormatter writes millisecond timestamps in TimeLayout without
 // allocating: records close in time share their second, whose text is
-// formatted once.
+// formatted once and then stored whole, with the milliseconds filled in.
 type timeFormatter struct {
-	sec    int64
-	prefix []byte // "2006-01-02T15:04:05." of sec
+	ms   int64    // the first millisecond of the second text holds
+	ok   bool     // text holds a second
+	text [24]byte // "2006-01-02T15:04:05.000Z" of that second
 }
 
 func (f *timeFormatter) append(buf []byte, ms int64) []byte {
-	sec, frac := ms/1000, ms%1000
-	if frac < 0 { // before 1970: the millisecond counts up from the second below
-		sec, frac = sec-1, frac+1000
+	// A record in the second of the one before needs no division. f.ms
+	// is within the years 0000 to 9999, so ms-f.ms cannot overflow into
+	// [0, 1000).
+	frac := ms - f.ms
+	if !f.ok || frac < 0 || frac >= 1000 {
+		sec := ms / 1000
+		frac = ms % 1000
+		if frac < 0 { // before 1970: the millisecond counts up from the second below
+			sec, frac = sec-1, frac+1000
+		}
+		if sec < minTextSec || sec > maxTextSec {
+			// A year of more or fewer than four digits, as time writes it.
+			buf = time.Unix(sec, 0).UTC().AppendFormat(buf, "2006-01-02T15:04:05.")
+			return append(buf, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10), 'Z')
+		}
+		f.set(sec)
 	}
-	if f.prefix == nil || sec != f.sec {
-		f.prefix = time.Unix(sec, 0).UTC().AppendFormat(f.prefix[:0], "2006-01-02T15:04:05.")
-		f.sec = sec
+	n := len(buf)
+	buf = slices.Grow(buf, len(f.text))[:n+len(f.text)]
+	t := (*[24]byte)(buf[n:])
+	*t = f.text
+	binary.LittleEndian.PutUint32(t[20:], msText[frac])
+	return buf
+}
+
+// msText holds the three digits of each millisecond and the Z after them.
+var msText = func() (t [1000]uint32) {
+	for i := range t {
+		t[i] = uint32('0'+i/100) | uint32('0'+i/10%10)<<8 | uint32('0'+i%10)<<16 | 'Z'<<24
 	}
-	buf = append(buf, f.prefix...)
-	return append(buf, byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10), 'Z')
+	return t
+}()
+
+// Seconds of the years 0000 to 9999, which TimeLayout writes in four
+// digits.
+const (
+	minTextSec = -62167219200 // 0000-01-01T00:00:00Z
+	maxTextSec = 253402300799 // 9999-12-31T23:59:59Z
+)
+
+// set formats sec, which is within the years 0000 to 9999. The date is
+// worked out from the day number directly (the civil-from-days algorithm
+// of H. Hinnant's chrono date library), not through time.Time, whose
+// formatting was most of what a timestamp cost: a partition's records a
+// few milliseconds apart cross a second every few dozen records.
+func (f *timeFormatter) set(sec int64) {
+	f.ms, f.ok = sec*1000, true
+	days := sec / 86400
+	tod := sec - days*86400
+	if tod < 0 {
+		days, tod = days-1, tod+86400
+	}
+	// Days since 0000-03-01, in 400-year eras (sec >= minTextSec keeps z
+	// at least 0 - 60 days: the era of a negative z is -1).
+	z := days + 719468
+	era := z / 146097
+	if z < 0 {
+		era = (z - 146096) / 146097
+	}
+	doe := z - era*146097                                  // [0, 146096]
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100) // [0, 365]
+	mp := (5*doy + 2) / 153                  // [0, 11], from March
+	d := doy - (153*mp+2)/5 + 1              // [1, 31]
+	m := mp + 3
+	if m > 12 {
+		m -= 12
+		y++
+	}
+	hh, mm, ss := tod/3600, tod/60%60, tod%60
+	t := &f.text
+	t[0], t[1], t[2], t[3] = byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10)
+	t[4], t[5], t[6], t[7] = '-', byte('0'+m/10), byte('0'+m%10), '-'
+	t[8], t[9], t[10] = byte('0'+d/10), byte('0'+d%10), 'T'
+	t[11], t[12], t[13] = byte('0'+hh/10), byte('0'+hh%10), ':'
+	t[14], t[15], t[16] = byte('0'+mm/10), byte('0'+mm%10), ':'
+	t[17], t[18], t[19], t[23] = byte('0'+ss/10), byte('0'+ss%10), '.', 'Z'
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kql-dev/kql/jsontext"
 	"github.com/kql-dev/kql/result"
@@ -218,12 +219,20 @@ func appendCSVField(buf, s []byte) []byte {
 	if !csvNeedsQuotes(s) {
 		return append(buf, s...)
 	}
-	// Stored into buf's spare capacity eight bytes at a time, up to each
-	// quote, which is then doubled (a JSON value has a quote every few
-	// bytes: an append, or an IndexByte call, per run was most of a CSV
-	// record). The worst case, all quotes, doubles s.
+	return appendCSVQuoted(buf, s)
+}
+
+// appendCSVQuoted appends s quoted, its quotes doubled.
+func appendCSVQuoted(buf, s []byte) []byte {
+	// Stored into buf's spare capacity eight bytes at a time. A word with
+	// quotes is stored once, and its bytes after each quote again one
+	// byte further on, with the quote doubled in between: a JSON value has
+	// a quote every few bytes and a word often holds two, which took a
+	// turn of the loop and a load of the word each. The worst case, all
+	// quotes, doubles s; what is stored past the end is overwritten or cut
+	// off.
 	n := len(buf)
-	dst := slices.Grow(buf, 2*len(s)+10)
+	dst := slices.Grow(buf, 2*len(s)+34)
 	dst = dst[:cap(dst)]
 	j := n
 	dst[j] = '"'
@@ -231,19 +240,25 @@ func appendCSVField(buf, s []byte) []byte {
 	i := 0
 	for i+8 <= len(s) {
 		w := binary.LittleEndian.Uint64(s[i:])
-		binary.LittleEndian.PutUint64(dst[j:], w)
-		x := w ^ (0x0101010101010101 * '"')
-		m := (x - 0x0101010101010101) &^ x & 0x8080808080808080
-		if m == 0 {
-			i += 8
-			j += 8
-			continue
+		d := (*[32]byte)(dst[j:]) // j <= n+1+2*i: room for 32 is left
+		binary.LittleEndian.PutUint64(d[:], w)
+		m := hasByte(w, '"') & hiBits
+		extra := 0 // quotes doubled in the word so far
+		for m != 0 {
+			q := bits.TrailingZeros64(m) >> 3
+			m &= m - 1
+			if byte(w>>(8*q)) != '"' {
+				continue // named after a quote, but not one (see hasByte)
+			}
+			// The quote is at d[extra+q]: double it, and move the bytes
+			// after it one on. extra+q+1 <= 16: the masks only spare
+			// the bounds checks.
+			extra++
+			d[(extra+q)&31] = '"'
+			binary.LittleEndian.PutUint64(d[(extra+q+1)&31:], w>>(8*(q&7))>>8)
 		}
-		k := bits.TrailingZeros64(m)>>3 + 1 // through the quote
-		i += k
-		j += k
-		dst[j] = '"'
-		j++
+		i += 8
+		j += 8 + extra
 	}
 	for ; i < len(s); i++ {
 		dst[j] = s[i]
@@ -261,15 +276,95 @@ func appendCSVField(buf, s []byte) []byte {
 // with a separator, quote or line break, a leading space or tab (which some
 // readers trim) and `\.` (PostgreSQL's end-of-data marker), as encoding/csv does.
 func csvNeedsQuotes(s []byte) bool {
-	if len(s) == 0 || s[0] == ' ' || s[0] == '\t' || string(s) == `\.` {
-		return true
+	return csvQuotesLead(s) || csvFind(s, 0, 0) < len(s)
+}
+
+// csvQuotesLead is csvNeedsQuotes without the look for separators, quotes
+// and line breaks.
+func csvQuotesLead(s []byte) bool {
+	return len(s) == 0 || s[0] == ' ' || s[0] == '\t' || string(s) == `\.`
+}
+
+// csvFind returns the index of the first byte of s from i on that CSV
+// quotes for (a comma, quote, newline or carriage return), or above ASCII
+// when look is hiBits, else len(s); eight bytes at a time.
+func csvFind(s []byte, i int, look uint64) int {
+	for i < len(s) {
+		var w uint64
+		if i+8 <= len(s) {
+			w = binary.LittleEndian.Uint64(s[i:])
+		} else {
+			w = tailWord(s, i)
+		}
+		// Exact up to the first byte it names (see hasByte).
+		m := (hasByte(w, ',') | hasByte(w, '"') | hasByte(w, '\n') | hasByte(w, '\r') | w&look) & hiBits
+		if m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
 	}
-	for _, c := range s {
-		if c == ',' || c == '"' || c == '\n' || c == '\r' {
-			return true
+	return len(s)
+}
+
+// tailWord returns the bytes of s from i on, fewer than eight, as a word
+// filled up with 'a's, which no scan here looks for: the end of a key or
+// value is looked at as a word too, not byte by byte.
+func tailWord(s []byte, i int) uint64 {
+	const filler = 0x6161616161616161
+	rest := len(s) - i
+	var w uint64
+	switch {
+	case len(s) >= 8:
+		// The last eight bytes, shifted down past those done.
+		w = binary.LittleEndian.Uint64(s[len(s)-8:]) >> (64 - 8*rest)
+	case rest >= 4:
+		w = uint64(binary.LittleEndian.Uint32(s[i:])) | uint64(binary.LittleEndian.Uint32(s[len(s)-4:]))<<(8*(rest-4))
+	case rest >= 2:
+		w = uint64(binary.LittleEndian.Uint16(s[i:])) | uint64(s[len(s)-1])<<(8*(rest-1))
+	case rest == 1:
+		w = uint64(s[i])
+	}
+	return w | filler<<(8*rest)
+}
+
+const hiBits = 0x8080808080808080
+
+// hasByte has the high bit set of each byte of w that is c, and perhaps of
+// some above the first such byte, never below it (the has-byte test of "Bit
+// Twiddling Hacks" is exact up to the first byte it finds).
+func hasByte(w uint64, c byte) uint64 {
+	const lo = 0x0101010101010101
+	x := w ^ (lo * uint64(c))
+	return (x - lo) &^ x
+}
+
+// appendCSVValid is appendCSVField for bytes that may not be UTF-8, with
+// the check in the pass that looks for what CSV quotes for: ok is false,
+// and buf comes back as given, when s is not valid UTF-8.
+func appendCSVValid(buf, s []byte) ([]byte, bool) {
+	quote := csvQuotesLead(s)
+	i := 0 // s[:i] is ASCII
+	if !quote {
+		i = csvFind(s, 0, hiBits)
+		if i < len(s) && s[i] >= utf8.RuneSelf {
+			// Text above ASCII from i on: checked once, and then only
+			// what needs quotes is looked for.
+			if !utf8.Valid(s[i:]) {
+				return buf, false
+			}
+			quote = csvFind(s, i, 0) < len(s)
+			i = len(s)
+		} else {
+			quote = i < len(s)
 		}
 	}
-	return false
+	if i < len(s) && !utf8.Valid(s[i:]) { // s[:i] is ASCII
+		return buf, false
+	}
+	if !quote {
+		return append(buf, s...), true
+	}
+	return appendCSVQuoted(buf, s), true
 }
 
 // TSV is PostgreSQL's COPY text format: a header row, tab-separated fields,
@@ -336,15 +431,59 @@ func appendTSVField(buf, s []byte) []byte {
 var tsvEscape = [256]byte{'\\': '\\', '\t': 't', '\n': 'n', '\r': 'r'}
 
 // tsvEscMask has the high bit set of each byte of w that TSV escapes, and
-// perhaps of some above the first such byte, never below it (the has-byte
-// test of "Bit Twiddling Hacks" is exact up to the first byte it finds).
+// perhaps of some other bytes below 0x0e, and of some above the first such
+// byte, never below it (the has-less-than and has-byte tests of "Bit
+// Twiddling Hacks" are exact up to the first byte they find): a byte it
+// names is looked up in tsvEscape.
 func tsvEscMask(w uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	has := func(c uint64) uint64 {
-		x := w ^ (lo * c)
-		return (x - lo) &^ x
+	const lo = 0x0101010101010101
+	return ((w-lo*0x0e)&^w | hasByte(w, '\\')) & hiBits
+}
+
+// appendTSVValid is appendTSVField for bytes that may not be UTF-8, with
+// the check in the same pass: ok is false, and buf comes back as given,
+// when s is not valid UTF-8. The bytes from the first above ASCII on are
+// checked in one utf8.Valid call, and from then on only the escapes are
+// looked for.
+func appendTSVValid(buf, s []byte) ([]byte, bool) {
+	n := len(buf)
+	look := uint64(hiBits) // the high bits looked at, until the rest is checked
+	start := 0
+	for i := 0; i < len(s); {
+		var w uint64
+		if i+8 <= len(s) {
+			w = binary.LittleEndian.Uint64(s[i:])
+		} else {
+			w = tailWord(s, i)
+		}
+		m := tsvEscMask(w) | w&look
+		if m == 0 {
+			i += 8 // past the end for a tail: done
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			if look != 0 {
+				if !utf8.Valid(s[i:]) { // s[:i] is ASCII
+					return buf[:n], false
+				}
+				look = 0
+			}
+			i++
+			continue
+		}
+		esc := tsvEscape[c]
+		if esc == 0 {
+			i++
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		buf = append(buf, '\\', esc)
+		i++
+		start = i
 	}
-	return (has('\\') | has('\t') | has('\n') | has('\r')) & hi
+	return append(buf, s[start:]...), true
 }
 
 // appendJSONString appends s, which is valid UTF-8 (the bytes rule sees to

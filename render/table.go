@@ -223,6 +223,9 @@ func printableASCII(s []byte) bool {
 }
 
 func (m *cellMaker) headers(hs []result.Header) cell {
+	if len(hs) == 0 {
+		return cell{} // the empty text: what make makes of it
+	}
 	return m.make(m.scratch(appendHeadersText(m.text[:0], hs)))
 }
 
