@@ -248,7 +248,13 @@ func formatDuration(d time.Duration) string {
 // printTrace is the \trace hook: one line per broker request, on stderr.
 func (a *app) printTrace(ev kafka.TraceEvent) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trace: %s -> broker %d (%s)", ev.API, ev.Broker, ev.Addr)
+	if ev.Broker < 0 {
+		// A request to a seed, before the client knew which broker it is
+		// (kgo numbers seeds from math.MinInt32): no broker id to show.
+		fmt.Fprintf(&b, "trace: %s -> bootstrap address (%s)", ev.API, ev.Addr)
+	} else {
+		fmt.Fprintf(&b, "trace: %s -> broker %d (%s)", ev.API, ev.Broker, ev.Addr)
+	}
 	if len(ev.Items) > 0 {
 		const show = 8
 		items := ev.Items
