@@ -209,6 +209,7 @@ func (e *causedError) Error() string {
 	msg, cause := e.err.Error(), e.cause.Error()
 	for _, words := range []string{
 		"cancelled: " + context.Canceled.Error(), // exec's "cancelled: %w"
+		"cancelled: " + context.DeadlineExceeded.Error(),
 		context.Canceled.Error(),
 		context.DeadlineExceeded.Error(),
 	} {
