@@ -33,7 +33,9 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 		p.any("Metadata", x.Topic)
 		p.registryLookup("key", x.KeySchema, s.Registry)
 		p.registryLookup("value", x.ValueSchema, s.Registry)
-		src := "FILE " + x.From.File + " (read twice: every record checked, then written)"
+		// What the PRODUCE does with it (import.go, importspill.go): one
+		// decode, kept in a spill between the check and the write.
+		src := "FILE " + x.From.File + " (read once: every record checked first and kept in a spill, then written; read again only if the spill fails)"
 		switch {
 		case x.From.Stdin:
 			src = "STDIN (written as it is read)"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -96,4 +97,25 @@ func TestExplainMoveNamesItsTransactionBound(t *testing.T) {
 		fmt.Sprintf("at most %s records or 16 MiB", thousands(int64(insertTxnRecords))))
 	require.NotEqual(t, importTxnBytes, int64(kafka.DefaultMaxTxnBytes), "a file's bound differs from INSERT's: each must be named")
 	require.NotEqual(t, streamTxnRecords, insertTxnRecords, "the two bounds differ: each must be named")
+}
+
+// EXPLAIN of a PRODUCE from a regular file says what the PRODUCE does:
+// the file is read once (every record checked whole first and kept in a
+// spill, then written), not "read twice", which is what an older build did
+// and a user sizing an import of a big file on slow storage would plan for.
+func TestExplainImportFromFileSaysReadOnce(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "dst", 3)
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"key":"k","value":"v"}`+"\n"), 0o600))
+	rows, _ := mustRun(t, f.sess, parse(t, fmt.Sprintf("EXPLAIN PRODUCE INTO dst FROM FILE '%s'", path)))
+	var read string
+	for _, r := range rows {
+		if s, ok := r[1].(string); ok && strings.HasPrefix(s, "Read FILE") {
+			read = s
+		}
+	}
+	require.Contains(t, read, "read once", "%v", rows)
+	require.Contains(t, read, "checked first", "%v", rows)
+	require.NotContains(t, read, "read twice")
 }

@@ -332,6 +332,14 @@ func (a *aggResult) Next() (result.Row, bool) {
 				return nil, false
 			}
 		}
+		if a.scan.Err() != nil {
+			// A read cut short (Ctrl-C, --timeout, a partition given up):
+			// the groups hold part of the range, and a count of part of it
+			// is no answer. No row, as ORDER BY's TopK gives none; Err says
+			// why.
+			a.rows = result.NewSlice(a.agg.Columns(), nil)
+			return nil, false
+		}
 		rows, err := a.agg.Rows(int(min(satAdd(a.limit, a.skip), math.MaxInt32)))
 		if err != nil {
 			a.err = err

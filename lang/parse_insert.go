@@ -177,15 +177,19 @@ func (ps *parseState) checkInsert(in *Insert, sel int) *Error {
 		return e
 	}
 	seen := map[string]bool{}
-	for _, it := range c.Projection {
+	items := ps.selectItemTokens(sel, len(c.Projection))
+	for k, it := range c.Projection {
 		name := strings.ToLower(it.Name())
 		if !slices.Contains(InsertColumns, name) {
-			e := ps.errAtToken(sel, "INSERT cannot write a column named %q: a record has %s (name an expression with AS, e.g. upper(value) AS value)", it.Name(), strings.Join(InsertColumns, ", "))
+			e := ps.errAtToken(items[k][0], "INSERT cannot write a column named %q: a record has %s (name an expression with AS, e.g. upper(value) AS value)", it.Name(), strings.Join(InsertColumns, ", "))
+			ps.underline(e, items[k])
 			e.Expected = InsertColumns
 			return e
 		}
 		if seen[name] {
-			return ps.errAtToken(sel, "INSERT's SELECT names %s twice", name)
+			e := ps.errAtToken(items[k][0], "INSERT's SELECT names %s twice", name)
+			ps.underline(e, items[k])
+			return e
 		}
 		seen[name] = true
 	}
@@ -220,3 +224,54 @@ func (ps *parseState) subExpr(start, end int) (Expr, *Error) {
 
 // posOf is the grammar position of a token.
 func posOf(t token) lexer.Position { return lexer.Position{Offset: t.off, Line: t.line, Column: t.col} }
+
+// selectItemTokens is, for each of the n items of the SELECT list that
+// starts after token sel, its first and last token: the items are split at
+// the commas outside parentheses and brackets, up to the FROM that ends the
+// list. An error about one item points at it, not at SELECT. If the split
+// does not find n items, every item is SELECT itself.
+func (ps *parseState) selectItemTokens(sel, n int) [][2]int {
+	var items [][2]int
+	depth, start := 0, sel+1
+	for i := sel + 1; i < len(ps.toks) && ps.toks[i].kind != tkEOF; i++ {
+		t := ps.toks[i]
+		if t.kind == tkPunct {
+			switch t.text {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case ",":
+				if depth == 0 {
+					items = append(items, [2]int{start, i - 1})
+					start = i + 1
+				}
+			}
+			continue
+		}
+		if depth == 0 && isWord(t, "FROM") {
+			items = append(items, [2]int{start, i - 1})
+			break
+		}
+	}
+	ok := len(items) == n
+	for _, it := range items {
+		ok = ok && it[0] <= it[1]
+	}
+	if !ok {
+		items = make([][2]int, n)
+		for k := range items {
+			items[k] = [2]int{sel, sel}
+		}
+	}
+	return items
+}
+
+// underline stretches e's caret over tokens first..last when they are on
+// one line.
+func (ps *parseState) underline(e *Error, span [2]int) {
+	a, b := ps.toks[span[0]], ps.toks[span[1]]
+	if a.line == b.line && b.end > a.off {
+		e.Len = max(b.col+b.width-a.col, 1)
+	}
+}

@@ -176,23 +176,51 @@ func (e errStatementTimeout) Error() string {
 
 var errCancelled = errors.New("cancelled (Ctrl-C)")
 
-// contextCause replaces a bare context error with why the context ended:
-// the per-statement timeout or Ctrl-C.
+// contextCause replaces a context error with why the context ended: the
+// per-statement timeout or Ctrl-C. A bare context error becomes that cause;
+// an error that wraps one keeps the rest of what it says (an import or an
+// INSERT cut off by Ctrl-C reports what it committed and how to resume),
+// with the context error's words replaced by the cause.
 func contextCause(ctx context.Context, err error) error {
 	if ctx.Err() == nil {
 		return err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		if cause := context.Cause(ctx); cause != nil {
-			var t errStatementTimeout
-			if errors.As(cause, &t) {
-				return t
-			}
-		}
-		return errCancelled
+	if !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
 	}
-	return err
+	var cause error = errCancelled
+	if c := context.Cause(ctx); c != nil {
+		var t errStatementTimeout
+		if errors.As(c, &t) {
+			cause = t
+		}
+	}
+	if msg := err.Error(); msg != context.Canceled.Error() && msg != context.DeadlineExceeded.Error() {
+		return &causedError{err: err, cause: cause}
+	}
+	return cause
 }
+
+// causedError is a statement's error that wraps a context error, told with
+// the cause of the context's end in place of the context error's words.
+type causedError struct{ err, cause error }
+
+func (e *causedError) Error() string {
+	msg, cause := e.err.Error(), e.cause.Error()
+	for _, words := range []string{
+		"cancelled: " + context.Canceled.Error(), // exec's "cancelled: %w"
+		"cancelled: " + context.DeadlineExceeded.Error(),
+		context.Canceled.Error(),
+		context.DeadlineExceeded.Error(),
+	} {
+		if strings.Contains(msg, words) {
+			return strings.Replace(msg, words, cause, 1)
+		}
+	}
+	return msg + " (" + cause + ")"
+}
+
+func (e *causedError) Unwrap() []error { return []error{e.err, e.cause} }
 
 func describeError(err error) string {
 	return err.Error()
@@ -221,7 +249,13 @@ func formatDuration(d time.Duration) string {
 // printTrace is the \trace hook: one line per broker request, on stderr.
 func (a *app) printTrace(ev kafka.TraceEvent) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trace: %s -> broker %d (%s)", ev.API, ev.Broker, ev.Addr)
+	if ev.Broker < 0 {
+		// A request to a seed, before the client knew which broker it is
+		// (kgo numbers seeds from math.MinInt32): no broker id to show.
+		fmt.Fprintf(&b, "trace: %s -> bootstrap address (%s)", ev.API, ev.Addr)
+	} else {
+		fmt.Fprintf(&b, "trace: %s -> broker %d (%s)", ev.API, ev.Broker, ev.Addr)
+	}
 	if len(ev.Items) > 0 {
 		const show = 8
 		items := ev.Items
