@@ -108,6 +108,9 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 		if 4*cap(le.ends) > le.keep {
 			le.ends = nil
 		}
+		for _, rec := range a.Records {
+			rec.Recycle() // its batch's slab goes back to the reader's pool
+		}
 		hs := le.rec.Headers[:cap(le.rec.Headers)]
 		clear(hs) // nothing of the response stays reachable
 		le.rec = result.Record{Headers: hs[:0]}
@@ -184,4 +187,73 @@ func (mg *Merge) NextEncoded() ([]byte, bool, error) {
 		mg.heap.popTop()
 	}
 	return out, true, nil
+}
+
+// AppendEncoded appends the next records' encoded bytes to dst in row
+// order, as NextEncoded hands them out one by one, and returns how many:
+// at most max, until dst holds size bytes or more. It waits for a Fetch
+// only for its first record: a chunk's last record, whose partition's next
+// chunk has not come yet, ends a call that appended records, so the caller
+// writes them out before the next call waits. more is false at the end or
+// on err (the records appended before stand; the one whose refill failed
+// is not appended, and the next page starts at it). A writer that copies
+// the records into its output buffer pays one call and one copy per run of
+// records, not per record, and the chunks go back to the pool at once.
+func (mg *Merge) AppendEncoded(dst []byte, max, size int) (out []byte, n int, more bool, err error) {
+	if mg.spentEnc != nil || mg.spentEnds != nil {
+		mg.rd.encPool.put(mg.spentEnc, mg.spentEnds)
+		mg.spentEnc, mg.spentEnds = nil, nil
+	}
+	if !mg.primed {
+		if err := mg.prime(); err != nil {
+			return dst, 0, false, err
+		}
+	}
+	for n < max {
+		if len(mg.heap) == 0 {
+			return dst, n, false, nil
+		}
+		top := mg.heap[0]
+		s := &mg.srcs[top.src]
+		from := int32(0)
+		if s.i > 0 {
+			from = s.ends[s.i-1]
+		}
+		if s.i+1 < len(s.keys) {
+			dst = append(dst, s.enc[from:s.ends[s.i]]...)
+			s.i++
+			n++
+			k := &s.keys[s.i]
+			mg.heap[0].ts, mg.heap[0].off = k.Timestamp, k.Offset
+			mg.heap.fixTop()
+		} else {
+			// The chunk's last record: the partition's next chunk is
+			// taken with it, which may wait for a Fetch.
+			if n > 0 && !mg.rd.ready(s.tp) {
+				return dst, n, true, nil
+			}
+			mark := len(dst)
+			dst = append(dst, s.enc[from:s.ends[s.i]]...)
+			s.i++
+			spentKeys, spentEnc, spentEnds := s.keys, s.enc, s.ends
+			ok, err := mg.refill(s)
+			if err != nil {
+				s.i-- // not handed out: the next page starts at it
+				return dst[:mark], n, false, err
+			}
+			n++
+			mg.rd.Spent(spentKeys)
+			mg.rd.encPool.put(spentEnc, spentEnds) // copied out
+			if ok {
+				mg.heap[0] = headOf(s, int(top.src))
+				mg.heap.fixTop()
+			} else {
+				mg.heap.popTop()
+			}
+		}
+		if len(dst) >= size {
+			break
+		}
+	}
+	return dst, n, true, nil
 }
