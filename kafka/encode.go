@@ -52,6 +52,7 @@ type laneEncoder struct {
 	ends    []int32
 	keep    int      // twice a partition's share of the budget, at least 64 KiB
 	pool    *encPool // where a chunk's buffers come from
+	recs    *recPool // the lane's record slabs (recpool.go)
 }
 
 func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
@@ -64,7 +65,11 @@ func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
 	}
 	r.mu.Lock()
 	parts := max(len(r.parts), 1)
+	lanes := max(r.lanes, 1)
 	r.mu.Unlock()
+	// A lane's slabs are one answer's records: bounded by its share of
+	// a quarter of the budget, as the chunk buffers' pool is.
+	le.recs = newRecPool(max(r.budget/4/int64(lanes), 256<<10))
 	// askBytes asks for budget/(2*parts) decoded per partition: a chunk's
 	// output is about that, and twice it leaves room for the encoding.
 	le.keep = int(max(r.budget/int64(parts), 64<<10))
@@ -77,9 +82,14 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 	if le == nil {
 		return
 	}
+	// Every record decoded was encoded and dropped: the Fetch's record
+	// slabs go back to the lane's pool.
+	dropped := true
+	defer func() { le.recs.reclaim(dropped) }()
 	for tp, a := range got {
 		end, ok := le.limits[tp]
 		if !ok || len(a.Records) == 0 {
+			dropped = dropped && len(a.Records) == 0
 			continue
 		}
 		n := 0
@@ -107,9 +117,6 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 		}
 		if 4*cap(le.ends) > le.keep {
 			le.ends = nil
-		}
-		for _, rec := range a.Records {
-			rec.Recycle() // its batch's slab goes back to the reader's pool
 		}
 		hs := le.rec.Headers[:cap(le.rec.Headers)]
 		clear(hs) // nothing of the response stays reachable
@@ -256,4 +263,13 @@ func (mg *Merge) AppendEncoded(dst []byte, max, size int) (out []byte, n int, mo
 		}
 	}
 	return dst, n, true, nil
+}
+
+// slabs is the lane's record slab pool; nil when the reader does not
+// encode.
+func (le *laneEncoder) slabs() *recPool {
+	if le == nil {
+		return nil
+	}
+	return le.recs
 }

@@ -66,7 +66,7 @@ func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 
 // fetchOrdered is FetchOrdered with the answers' key arrays from a
 // reader's pool (keys; nil: none), and the records decoded into slabs from
-// recs (nil: new ones), which the caller recycles (Record.Recycle).
+// recs (nil: new ones), which the caller takes back (recPool.reclaim).
 func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool, recs *recPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {

@@ -89,7 +89,7 @@ type Reader struct {
 	// are fetched, in parallel with the consumer (encode.go).
 	newEncoder func() RecordEncoder
 	encPool    *encPool // the encoded chunks' buffers (encpool.go)
-	recPool    *recPool // the decoded records' slabs (recpool.go)
+	lanes      int      // lanes started
 	wg         sync.WaitGroup
 	stopWake   func() bool
 }
@@ -169,7 +169,6 @@ func (c *Cluster) newReader(ctx context.Context, m *Metadata, ranges []Range, bu
 		parts: make(map[TopicPartition]*readPart, len(ranges)), keyPool: newKeyPool(budget), newEncoder: newEncoder}
 	if newEncoder != nil {
 		r.encPool = newEncPool(budget)
-		r.recPool = newRecPool(budget)
 	}
 	r.cond = sync.NewCond(&r.mu)
 	r.expansion = 4 // until measured: compressed text often shrinks about that much
@@ -273,6 +272,7 @@ func (r *Reader) addLocked(ranges []Range) {
 		lanes[leaderOf(r.m, rg.TP)] = append(lanes[leaderOf(r.m, rg.TP)], p)
 	}
 	slices.SortFunc(r.order, func(a, b *readPart) int { return compareTP(a.tp, b.tp) })
+	r.lanes += len(lanes)
 	for _, ps := range lanes {
 		r.wg.Add(1)
 		go r.lane(ps)
@@ -426,7 +426,7 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool, r.recPool)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool, le.slabs())
 		cancel()
 		le.encodeAll(got)
 

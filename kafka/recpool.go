@@ -6,27 +6,34 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// recPool is an encoding reader's pool of franz-go's record slabs (one
-// []kgo.Record per record batch, kgo.PoolRecords): a lane encodes an
-// answer's records as soon as it has decoded them and then recycles them
-// (Record.Recycle), so its next Fetch decodes into the same slabs instead
-// of allocating, and zeroing, about 160 B per record (measured on kfake, 1M
-// records of 100 B: half of the 400 MB a jsonl read allocated).
+// recPool is one lane's pool of franz-go's record slabs (one []kgo.Record
+// per record batch, kgo.PoolRecords), for an encoding reader: the lane
+// encodes an answer's records as soon as they are decoded and drops them,
+// so once it has encoded a Fetch's answers it takes back every slab that
+// Fetch decoded into (reclaim), and its next Fetch decodes into the same
+// slabs instead of allocating, and zeroing, about 160 B per record
+// (measured on kfake, 1M records of 100 B: of the 400 MB a jsonl read
+// allocated, 160 MB were slabs).
 //
-// The record read (NewMerge) does not pool slabs: its records wait in the
+// The slabs are taken back whole, zeroed, not record by record through
+// kgo's Record.Recycle: that costs a context lookup, an atomic and a
+// zeroing per record, 5% of the read's CPU, for what one clear of the slab
+// does. kgo's own put (PutRecords, for a batch none of whose records it
+// kept) is left to reclaim as well.
+//
+// The record read (NewMerge) pools no slabs: its records wait in the
 // budget's queue until the consumer is done with them, and a pool of a
-// budget's worth pushed peak RSS over its goal (keypool.go). Here a slab
-// comes back within the Fetch that filled it, so the pool holds about one
-// answer per lane; it is bounded (max bytes) all the same, and belongs to
-// one reader.
+// budget's worth pushed peak RSS over its goal (keypool.go). Here the pool
+// holds one answer's slabs per lane, bounded (max bytes) all the same.
 type recPool struct {
 	mu     sync.Mutex
-	slabs  [][]kgo.Record
-	pooled int64 // bytes in slabs
+	free   [][]kgo.Record // zeroed
+	out    [][]kgo.Record // handed out since the last reclaim
+	pooled int64          // bytes in free
 	max    int64
 }
 
-func newRecPool(budget int64) *recPool { return &recPool{max: budget / 4} }
+func newRecPool(max int64) *recPool { return &recPool{max: max} }
 
 // recordBytes is what a slab's record costs, as recordOverhead without
 // the pointer to it.
@@ -36,48 +43,68 @@ const recordBytes = recordOverhead - 8
 // is large enough (kgo.PoolRecords).
 func (p *recPool) GetRecords(n int) []kgo.Record {
 	p.mu.Lock()
-	for i := len(p.slabs) - 1; i >= 0; i-- {
-		if s := p.slabs[i]; cap(s) >= n {
-			p.pooled -= int64(cap(s)) * recordBytes
-			p.slabs[i] = p.slabs[len(p.slabs)-1]
-			p.slabs[len(p.slabs)-1] = nil
-			p.slabs = p.slabs[:len(p.slabs)-1]
-			p.mu.Unlock()
-			return s[:0]
+	defer p.mu.Unlock()
+	var s []kgo.Record
+	for i := len(p.free) - 1; i >= 0; i-- {
+		if cap(p.free[i]) >= n {
+			s = p.free[i][:0]
+			p.dropLocked(i)
+			break
 		}
 	}
-	if len(p.slabs) > 0 {
-		// None is large enough: the smallest makes room for the one
-		// allocated now, which comes back later, so the pool does not
-		// fill with slabs smaller than the batches.
-		small := 0
-		for i, s := range p.slabs {
-			if cap(s) < cap(p.slabs[small]) {
-				small = i
+	if s == nil {
+		if len(p.free) > 0 {
+			// None is large enough: the smallest makes room for the
+			// one allocated now, which comes back later, so the pool
+			// does not fill with slabs smaller than the batches.
+			small := 0
+			for i, f := range p.free {
+				if cap(f) < cap(p.free[small]) {
+					small = i
+				}
 			}
+			p.dropLocked(small)
 		}
-		p.pooled -= int64(cap(p.slabs[small])) * recordBytes
-		p.slabs[small] = p.slabs[len(p.slabs)-1]
-		p.slabs[len(p.slabs)-1] = nil
-		p.slabs = p.slabs[:len(p.slabs)-1]
+		s = make([]kgo.Record, 0, n+n/8) // a little spare, for the next batches
 	}
-	p.mu.Unlock()
-	// A little spare, for the next batches, a little longer.
-	return make([]kgo.Record, 0, n+n/8)
+	p.out = append(p.out, s)
+	return s
 }
 
-// PutRecords takes back a slab whose kept records were all recycled; what
-// does not fit under max is left to the GC.
-func (p *recPool) PutRecords(s []kgo.Record) {
-	c := int64(cap(s)) * recordBytes
-	// Recycle zeroed the records handed out, not those of the batch
-	// before the Fetch's offset: nothing of a response stays reachable
-	// from the pool.
-	clear(s[:cap(s)])
+func (p *recPool) dropLocked(i int) {
+	p.pooled -= int64(cap(p.free[i])) * recordBytes
+	p.free[i] = p.free[len(p.free)-1]
+	p.free[len(p.free)-1] = nil
+	p.free = p.free[:len(p.free)-1]
+}
+
+// PutRecords is kgo's put of a slab none of whose records it kept: the
+// slab is in out, and reclaim takes it back with the others.
+func (p *recPool) PutRecords([]kgo.Record) {}
+
+// reclaim takes back every slab handed out since the last reclaim,
+// zeroed, so that nothing of a response stays reachable from the pool;
+// what does not fit under max is left to the GC. The caller is done with
+// every record decoded into them: with keep false (a record the lane did
+// not encode is still referenced) the slabs are only let go.
+func (p *recPool) reclaim(keep bool) {
+	if p == nil {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c > 0 && p.pooled+c <= p.max {
-		p.slabs = append(p.slabs, s[:0])
+	for i, s := range p.out {
+		p.out[i] = nil
+		if !keep {
+			continue
+		}
+		c := int64(cap(s)) * recordBytes
+		if c == 0 || p.pooled+c > p.max {
+			continue
+		}
+		clear(s[:cap(s)])
+		p.free = append(p.free, s[:0])
 		p.pooled += c
 	}
+	p.out = p.out[:0]
 }
