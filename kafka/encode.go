@@ -203,9 +203,9 @@ func (mg *Merge) NextEncoded() ([]byte, bool, error) {
 // chunk has not come yet, ends a call that appended records, so the caller
 // writes them out before the next call waits. more is false at the end or
 // on err (the records appended before stand; the one whose refill failed
-// is not appended, and the next page starts at it). A writer that copies
-// the records into its output buffer pays one call and one copy per run of
-// records, not per record, and the chunks go back to the pool at once.
+// is not appended, and the next page starts at it). A writer pays one
+// call per run of records instead of one per record, and a chunk goes back
+// to the pool as soon as its last record is copied out.
 func (mg *Merge) AppendEncoded(dst []byte, max, size int) (out []byte, n int, more bool, err error) {
 	if mg.spentEnc != nil || mg.spentEnds != nil {
 		mg.rd.encPool.put(mg.spentEnc, mg.spentEnds)

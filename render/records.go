@@ -145,11 +145,13 @@ func eachEncoded(o *output, rs result.RecordStream, newEncoder func() result.Rec
 	if !is || !es.EncodeWith(newEncoder) {
 		return 0, false, nil
 	}
-	// Runs of records are appended to one buffer and written at once: a
-	// run of outputBuffer bytes or more goes to the output without a copy
-	// into its buffer (bufio writes it directly), and a run cut short,
-	// before a record that waits for a Fetch, is written (and flushed in
-	// time) before the wait.
+	// Runs of records are appended to one buffer and written at once:
+	// one call (and one lock of the output) per run instead of per
+	// record. Each record is still copied once, from its chunk into the
+	// run, but a run of outputBuffer bytes or more then goes to the
+	// output without a second copy into its buffer (bufio writes it
+	// directly); a run cut short, before a record that waits for a
+	// Fetch, is written (and flushed in time) before the wait.
 	buf := make([]byte, 0, outputBuffer+outputBuffer/4)
 	for {
 		var k int
