@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/kql-dev/kql/result"
 )
@@ -37,6 +38,28 @@ func (r *consumeResult) NextEncoded() ([]byte, bool) {
 	r.stats.AddScanned(1)
 	r.emitted++
 	return b, true
+}
+
+// AppendEncoded is NextEncoded for a run of records: their bytes appended
+// to dst (result.EncodingStream).
+func (r *consumeResult) AppendEncoded(dst []byte, size int) ([]byte, int, bool) {
+	if r.done || r.emitted >= r.plan.limit {
+		r.endRead()
+		return dst, 0, false
+	}
+	dst, n, more, err := r.mg.appendEncoded(dst, int(min(r.plan.limit-r.emitted, math.MaxInt32)), size)
+	r.stats.AddScanned(int64(n))
+	r.emitted += int64(n)
+	if err != nil {
+		r.finish()
+		r.err = r.mg.cutOff(fmt.Sprintf("CONSUME %q (some partitions could not be read)", r.plan.stmt.Topic), err)
+		return dst, n, false
+	}
+	if !more {
+		r.endRead()
+		return dst, n, false
+	}
+	return dst, n, true
 }
 
 // decodes reports whether records are decoded (a registry, or a local

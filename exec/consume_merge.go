@@ -61,6 +61,12 @@ func (mg *merger) nextEncoded() ([]byte, bool, error) {
 	return mg.mx.NextEncoded()
 }
 
+// appendEncoded is nextEncoded for a run of records (kafka.Merge.AppendEncoded).
+func (mg *merger) appendEncoded(dst []byte, max, size int) ([]byte, int, bool, error) {
+	mg.start()
+	return mg.mx.AppendEncoded(dst, max, size)
+}
+
 // nextUnread is the offset of tp's first record not handed out, and
 // whether tp still has records before its end.
 func (mg *merger) nextUnread(tp kafka.TopicPartition) (pos int64, more bool) {

@@ -52,6 +52,7 @@ type laneEncoder struct {
 	ends    []int32
 	keep    int      // twice a partition's share of the budget, at least 64 KiB
 	pool    *encPool // where a chunk's buffers come from
+	recs    *recPool // the lane's record slabs (recpool.go)
 }
 
 func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
@@ -64,7 +65,11 @@ func (r *Reader) laneEncoder(ps []*readPart) *laneEncoder {
 	}
 	r.mu.Lock()
 	parts := max(len(r.parts), 1)
+	lanes := max(r.lanes, 1)
 	r.mu.Unlock()
+	// A lane's slabs are one answer's records: bounded by its share of
+	// a quarter of the budget, as the chunk buffers' pool is.
+	le.recs = newRecPool(max(r.budget/4/int64(lanes), 256<<10))
 	// askBytes asks for budget/(2*parts) decoded per partition: a chunk's
 	// output is about that, and twice it leaves room for the encoding.
 	le.keep = int(max(r.budget/int64(parts), 64<<10))
@@ -77,9 +82,14 @@ func (le *laneEncoder) encodeAll(got map[TopicPartition]FetchAnswer) {
 	if le == nil {
 		return
 	}
+	// Every record decoded was encoded and dropped: the Fetch's record
+	// slabs go back to the lane's pool.
+	dropped := true
+	defer func() { le.recs.reclaim(dropped) }()
 	for tp, a := range got {
 		end, ok := le.limits[tp]
 		if !ok || len(a.Records) == 0 {
+			dropped = dropped && len(a.Records) == 0
 			continue
 		}
 		n := 0
@@ -184,4 +194,82 @@ func (mg *Merge) NextEncoded() ([]byte, bool, error) {
 		mg.heap.popTop()
 	}
 	return out, true, nil
+}
+
+// AppendEncoded appends the next records' encoded bytes to dst in row
+// order, as NextEncoded hands them out one by one, and returns how many:
+// at most max, until dst holds size bytes or more. It waits for a Fetch
+// only for its first record: a chunk's last record, whose partition's next
+// chunk has not come yet, ends a call that appended records, so the caller
+// writes them out before the next call waits. more is false at the end or
+// on err (the records appended before stand; the one whose refill failed
+// is not appended, and the next page starts at it). A writer pays one
+// call per run of records instead of one per record, and a chunk goes back
+// to the pool as soon as its last record is copied out.
+func (mg *Merge) AppendEncoded(dst []byte, max, size int) (out []byte, n int, more bool, err error) {
+	if mg.spentEnc != nil || mg.spentEnds != nil {
+		mg.rd.encPool.put(mg.spentEnc, mg.spentEnds)
+		mg.spentEnc, mg.spentEnds = nil, nil
+	}
+	if !mg.primed {
+		if err := mg.prime(); err != nil {
+			return dst, 0, false, err
+		}
+	}
+	for n < max {
+		if len(mg.heap) == 0 {
+			return dst, n, false, nil
+		}
+		top := mg.heap[0]
+		s := &mg.srcs[top.src]
+		from := int32(0)
+		if s.i > 0 {
+			from = s.ends[s.i-1]
+		}
+		if s.i+1 < len(s.keys) {
+			dst = append(dst, s.enc[from:s.ends[s.i]]...)
+			s.i++
+			n++
+			k := &s.keys[s.i]
+			mg.heap[0].ts, mg.heap[0].off = k.Timestamp, k.Offset
+			mg.heap.fixTop()
+		} else {
+			// The chunk's last record: the partition's next chunk is
+			// taken with it, which may wait for a Fetch.
+			if n > 0 && !mg.rd.ready(s.tp) {
+				return dst, n, true, nil
+			}
+			mark := len(dst)
+			dst = append(dst, s.enc[from:s.ends[s.i]]...)
+			s.i++
+			spentKeys, spentEnc, spentEnds := s.keys, s.enc, s.ends
+			ok, err := mg.refill(s)
+			if err != nil {
+				s.i-- // not handed out: the next page starts at it
+				return dst[:mark], n, false, err
+			}
+			n++
+			mg.rd.Spent(spentKeys)
+			mg.rd.encPool.put(spentEnc, spentEnds) // copied out
+			if ok {
+				mg.heap[0] = headOf(s, int(top.src))
+				mg.heap.fixTop()
+			} else {
+				mg.heap.popTop()
+			}
+		}
+		if len(dst) >= size {
+			break
+		}
+	}
+	return dst, n, true, nil
+}
+
+// slabs is the lane's record slab pool; nil when the reader does not
+// encode.
+func (le *laneEncoder) slabs() *recPool {
+	if le == nil {
+		return nil
+	}
+	return le.recs
 }

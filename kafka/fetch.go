@@ -61,15 +61,20 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 // parts: a broker fills its answer in request order and leaves out what
 // does not fit (Omitted).
 func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
-	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil)
+	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil, nil)
 }
 
 // fetchOrdered is FetchOrdered with the answers' key arrays from a
-// reader's pool (keys; nil: none).
-func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+// reader's pool (keys; nil: none), and the records decoded into slabs from
+// recs (nil: new ones), which the caller takes back (recPool.reclaim).
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool, recs *recPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
+	}
+	var pools []kgo.Pool
+	if recs != nil {
+		pools = []kgo.Pool{recs}
 	}
 	var iso kgo.IsolationLevel = kgo.ReadUncommitted()
 	if readCommitted {
@@ -108,7 +113,7 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 						continue
 					}
 					fp, next := kgo.ProcessFetchPartition(kgo.ProcessFetchPartitionOpts{
-						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition,
+						Offset: positions[tp], IsolationLevel: iso, Topic: topic, Partition: rp.Partition, Pools: pools,
 					}, rp, decompressor, nil)
 					if next < positions[tp] {
 						next = positions[tp]

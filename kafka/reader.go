@@ -89,6 +89,7 @@ type Reader struct {
 	// are fetched, in parallel with the consumer (encode.go).
 	newEncoder func() RecordEncoder
 	encPool    *encPool // the encoded chunks' buffers (encpool.go)
+	lanes      int      // lanes started
 	wg         sync.WaitGroup
 	stopWake   func() bool
 }
@@ -271,6 +272,7 @@ func (r *Reader) addLocked(ranges []Range) {
 		lanes[leaderOf(r.m, rg.TP)] = append(lanes[leaderOf(r.m, rg.TP)], p)
 	}
 	slices.SortFunc(r.order, func(a, b *readPart) int { return compareTP(a.tp, b.tp) })
+	r.lanes += len(lanes)
 	for _, ps := range lanes {
 		r.wg.Add(1)
 		go r.lane(ps)
@@ -424,7 +426,7 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool, le.slabs())
 		cancel()
 		le.encodeAll(got)
 
@@ -817,6 +819,25 @@ func (r *Reader) take(tp TopicPartition) (c chunk, ok bool, err error) {
 	p.held = c.bytes
 	r.cond.Broadcast() // room in the budget
 	return c, true, nil
+}
+
+// ready reports whether take(tp) would return without waiting: a chunk is
+// queued, the partition is done, or the read is over. When it would wait,
+// the partition is marked wanted, as take marks it, so that its lane
+// fetches it first while the consumer writes out what it has.
+func (r *Reader) ready(tp TopicPartition) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.parts[tp]
+	if p == nil || len(p.queue) > 0 || p.failed || (p.pos >= p.end && !p.inflight) ||
+		r.err != nil || r.closed || r.ctx.Err() != nil {
+		return true
+	}
+	if !p.wanted {
+		p.wanted = true
+		r.cond.Broadcast() // a lane may be waiting on the budget
+	}
+	return false
 }
 
 // Spent hands back the key array of a chunk that Take returned and the

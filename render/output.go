@@ -13,6 +13,10 @@ import (
 // without a write system call per row.
 var flushDelay = 100 * time.Millisecond
 
+// outputBuffer is the size of output's buffer: what one write system call
+// writes at least, but for a flush.
+const outputBuffer = 64 << 10
+
 // output is the one buffered writer a render goes through. Writes and the
 // background flush are serialised by mu.
 type output struct {
@@ -26,7 +30,7 @@ type output struct {
 
 func newOutput(w io.Writer) *output {
 	o := &output{
-		bw:   bufio.NewWriterSize(w, 64<<10),
+		bw:   bufio.NewWriterSize(w, outputBuffer),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -59,6 +63,17 @@ func (o *output) write(p []byte) error {
 	defer o.mu.Unlock()
 	if o.dirtySince.IsZero() && len(p) > 0 {
 		o.dirtySince = time.Now()
+	}
+	if a := o.bw.Available(); len(p) > a && o.bw.Buffered() > 0 {
+		// The buffer is filled up and written out whole, and what is
+		// left of p starts the next one, or, a buffer's worth or more,
+		// is written directly: bufio would write that rest directly
+		// whatever its size, a small write.
+		o.bw.Write(p[:a]) // fits: no write yet
+		if err := o.bw.Flush(); err != nil {
+			return err
+		}
+		p = p[a:]
 	}
 	_, err := o.bw.Write(p)
 	return err

@@ -136,15 +136,30 @@ func eachEncoded(o *output, rs result.RecordStream, newEncoder func() result.Rec
 	if !is || !es.EncodeWith(newEncoder) {
 		return 0, false, nil
 	}
+	// Runs of records are appended to one buffer and written at once:
+	// one call (and one lock of the output) per run instead of per
+	// record. Each record is still copied once, from its chunk into the
+	// run, but a run of outputBuffer bytes or more then goes to the
+	// output without a second copy into its buffer (bufio writes it
+	// directly); a run cut short, before a record that waits for a
+	// Fetch, is written (and flushed in time) before the wait.
+	buf := make([]byte, 0, outputBuffer+outputBuffer/4)
 	for {
-		b, more := es.NextEncoded()
+		var k int
+		var more bool
+		buf, k, more = es.AppendEncoded(buf[:0], outputBuffer+1)
+		if len(buf) > 0 {
+			if err := o.write(buf); err != nil {
+				return n, true, err
+			}
+		}
+		n += int64(k)
 		if !more {
 			return n, true, nil
 		}
-		if err := o.write(b); err != nil {
-			return n, true, err
+		if cap(buf) > 4*outputBuffer {
+			buf = make([]byte, 0, outputBuffer+outputBuffer/4) // an outsized record's
 		}
-		n++
 	}
 }
 

@@ -18,4 +18,12 @@ type EncodingStream interface {
 	// NextEncoded returns the next record's bytes, valid until the next
 	// call; false at the end (Err then says why, as for Next).
 	NextEncoded() ([]byte, bool)
+	// AppendEncoded appends the next records' bytes to dst, the same
+	// bytes NextEncoded would hand out one by one, and returns how many
+	// (n): at least one while any is left, waiting for it if need be,
+	// then more while they are at hand without waiting, until dst holds
+	// size bytes or more. The caller writes out what was appended before
+	// the next call, which may wait. more is false at the end (Err then
+	// says why), after the n records appended.
+	AppendEncoded(dst []byte, size int) (out []byte, n int, more bool)
 }

@@ -148,6 +148,12 @@ func (c countingEncoded) NextEncoded() ([]byte, bool) {
 	return b, ok
 }
 
+func (c countingEncoded) AppendEncoded(dst []byte, size int) ([]byte, int, bool) {
+	dst, n, more := c.es.AppendEncoded(dst, size)
+	c.p.rows.Add(int64(n))
+	return dst, n, more
+}
+
 // countingRecords keeps a record stream's fast path while counting.
 type countingRecords struct {
 	countingResult

@@ -59,6 +59,19 @@ func (e *encodingRecords) NextEncoded() ([]byte, bool) {
 	return e.buf, true
 }
 
+func (e *encodingRecords) AppendEncoded(dst []byte, size int) ([]byte, int, bool) {
+	n := 0
+	for len(dst) < size {
+		r, ok := e.NextRecord()
+		if !ok {
+			return dst, n, false
+		}
+		dst = e.enc(dst, r)
+		n++
+	}
+	return dst, n, true
+}
+
 // With stderr a terminal, progress counts the rows a statement writes; a
 // CONSUME written as jsonl, csv or tsv keeps its encoding read through it
 // (the records encoded in the reader's lanes, not on the writer's
