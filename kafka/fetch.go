@@ -61,13 +61,15 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 // parts: a broker fills its answer in request order and leaves out what
 // does not fit (Omitted).
 func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
-	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil, nil)
+	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil, nil, false)
 }
 
 // fetchOrdered is FetchOrdered with the answers' key arrays from a
 // reader's pool (keys; nil: none), and the records decoded into slabs from
 // recs (nil: new ones), which the caller takes back (recPool.reclaim).
-func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool, recs *recPool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+// once asks each leader once (LeaderRequest.Once): a Reader's lane waits
+// for moved leaders itself.
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool, recs *recPool, once bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -82,6 +84,7 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 	}
 	got, failed, err := Leaders(ctx, c, m, parts, LeaderRequest[FetchAnswer]{
 		API:  "Fetch",
+		Once: once,
 		Item: func(tp TopicPartition) string { return fmt.Sprintf("%s@%d", tp, positions[tp]) },
 		Build: func(bparts []TopicPartition) kmsg.Request {
 			req := kmsg.NewPtrFetchRequest()

@@ -171,6 +171,12 @@ type LeaderRequest[R any] struct {
 	// Item, if set, names one partition in the trace (Fetch adds the
 	// offset it asks from); else the partition's topic/partition.
 	Item func(tp TopicPartition) string
+	// Once asks each leader once: a partition whose answer says the
+	// cluster moved is returned failed at once, not asked again. For a
+	// caller that waits for leaders itself (a Reader's lanes): Leaders'
+	// own rounds held the other partitions' answers back for seconds and
+	// could outlast a statement's deadline.
+	Once bool
 }
 
 // PlanLeaders groups partitions by their leader in m; partitions with no
@@ -226,7 +232,11 @@ func Leaders[R any](ctx context.Context, c *Cluster, m *Metadata, parts []TopicP
 	got := make(map[TopicPartition]R, len(parts))
 	pending := parts
 	var failed map[TopicPartition]*PartitionError
-	for attempt := 0; attempt < leaderAttempts && len(pending) > 0; attempt++ {
+	attempts := leaderAttempts
+	if lr.Once {
+		attempts = 1
+	}
+	for attempt := 0; attempt < attempts && len(pending) > 0; attempt++ {
 		if attempt > 0 {
 			if pause := retryPause(attempt, anyTransient(failed)); pause > 0 {
 				// A transient failure (a timeout, throttling) asks for a
