@@ -8,6 +8,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -129,6 +130,7 @@ type Reader struct {
 	line int // lines consumed so far
 
 	head bool       // csv/tsv: header row read
+	crlf bool       // the last line read ended in \r\n, not \n
 	arr  *jsonArray // FORMAT json
 }
 
@@ -180,6 +182,7 @@ func (r *Reader) readLine() ([]byte, int, error) {
 		return nil, 0, fmt.Errorf("%s: reading line %d: %w", r.name, r.line+1, err)
 	}
 	r.line++
+	r.crlf = bytes.HasSuffix(line, []byte("\r\n"))
 	line = trimEOL(line)
 	return line, r.line, nil
 }
