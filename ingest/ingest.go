@@ -130,6 +130,7 @@ type Reader struct {
 	line int // lines consumed so far
 
 	head bool       // csv/tsv: header row read
+	bom  bool       // the start was looked at for a byte order mark
 	crlf bool       // the last line read ended in \r\n, not \n
 	arr  *jsonArray // FORMAT json
 }
@@ -149,6 +150,10 @@ func (r *Reader) Line() int { return r.line }
 // Next returns the next record, or io.EOF at the end. An *Error says
 // which line and field could not be read.
 func (r *Reader) Next() (*Record, error) {
+	if !r.bom {
+		r.bom = true
+		skipBOM(r.br)
+	}
 	switch r.f {
 	case JSONL:
 		for {
