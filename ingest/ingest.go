@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -247,8 +248,13 @@ func looksHex(s string) bool {
 	return true
 }
 
-// parseTime reads an RFC 3339 timestamp.
+// parseTime reads an RFC 3339 timestamp, or epoch milliseconds as text
+// (a quoted "1700000000000" in jsonl reads as the csv field 1700000000000
+// does).
 func parseTime(s string) (time.Time, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms), nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("timestamp %q is neither RFC 3339 (2026-01-02T15:04:05.000Z) nor epoch milliseconds", s)
