@@ -362,7 +362,7 @@ func (p *insertPlan) place(ctx context.Context, r *insertRow, dest string, part 
 	case hasPartCol:
 		n, isInt := part.(int64)
 		if !isInt || !hasPartition(t, int32(n)) {
-			return fmt.Errorf("the record at %s goes to partition %v, which topic %q lacks (its partitions are %s); nothing was written", r.at(), part, dest, partitionRange(t))
+			return fmt.Errorf("the record at %s goes to partition %s, which topic %q lacks (its partitions are %s); nothing was written", r.at(), partitionText(part), dest, partitionRange(t))
 		}
 		r.rec.Partition, r.hasPart = int32(n), true
 	case p.in.KeepPartition:
