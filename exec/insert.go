@@ -112,6 +112,7 @@ type insertPlan struct {
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
+	in = fixedTimes(in, s.Now())
 	p := &insertPlan{s: s, in: in, metas: map[string]*kafka.Topic{}}
 	pass, err := s.passThroughFor(in)
 	if err != nil {
