@@ -204,6 +204,9 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
+	if warn := s.awaitReadable(ctx, w); warn != "" { // see move_readable.go
+		res.Warns = append(res.Warns, warn)
+	}
 	return res, nil
 }
 

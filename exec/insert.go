@@ -567,6 +567,9 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
+	if warn := p.s.awaitReadable(ctx, w); warn != "" { // see move_readable.go
+		res.Warns = append(res.Warns, warn)
+	}
 	return res, nil
 }
 
