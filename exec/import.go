@@ -81,7 +81,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	open := func() (io.ReadCloser, string, error) {
 		if src.Stdin {
 			if s.Stdin == nil {
-				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, which the interactive shell reads statements from: run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or use FROM FILE")
+				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, but kql reads its statements from there (the interactive shell, or a script given as -f -): run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or kql -f script.sql < records.jsonl, or use FROM FILE")
 			}
 			return newCtxReader(readCtx, s.Stdin), "stdin", nil
 		}
