@@ -200,7 +200,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		} else if committedLine > 0 {
 			where = fmt.Sprintf("input lines 1-%d were committed (%s); resume with the lines after %d", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
 		}
-		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)
+		return nil, fmt.Errorf("%w; %s", err, where) // the shell names the statement
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
