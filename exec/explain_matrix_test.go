@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -277,6 +279,8 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		return it
 	}
 	apis := kafkaAPIs()
+	importLines := filepath.Join(t.TempDir(), "lines.txt")
+	require.NoError(t, os.WriteFile(importLines, []byte("a\nb\nc\n"), 0o600))
 
 	stmts := []string{
 		// partitions and pushdown
@@ -354,6 +358,8 @@ func TestExplainMatrixListsWhatIsSent(t *testing.T) {
 		// writes through the transaction coordinator and the leaders
 		"INSERT INTO other SELECT * FROM orders LIMIT 3",
 		"INSERT INTO other SELECT * FROM orders WHERE partition IN (1, 4) LIMIT ALL EXECUTE",
+		// an import: the same writer, after a check of the file
+		"PRODUCE INTO other FROM FILE '" + importLines + "' FORMAT lines",
 	}
 	for _, src := range stmts {
 		t.Run(src, func(t *testing.T) {

@@ -14,8 +14,9 @@ import (
 // FindCoordinator for the transactional id, InitProducerId, then per
 // transaction Produce to each partition's leader (batched per broker),
 // AddPartitionsToTxn (brokers before KIP-890's transaction version 2) and
-// EndTxn to the transaction coordinator. An INSERT's source side is the
-// plan of its SELECT.
+// EndTxn to the transaction coordinator, and after the last commit
+// ListOffsets until what it wrote is readable (move_readable.go). An
+// INSERT's source side is the plan of its SELECT.
 func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata, stmt lang.Statement) (bool, error) {
 	var parts []kafka.TopicPartition
 	var kind, what string
@@ -117,6 +118,7 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 	coordRow("AddPartitionsToTxn", "only if the brokers lack transaction version 2 (KIP-890; there the Produce adds the partition): each partition new to the transaction")
 	p.step++
 	coordRow("EndTxn", fmt.Sprintf("%s, once per transaction of %s", id, txnBoundsText(bounds)))
+	explainReadable(p, m, parts, what)
 	return true, nil
 }
 

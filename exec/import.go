@@ -81,7 +81,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	open := func() (io.ReadCloser, string, error) {
 		if src.Stdin {
 			if s.Stdin == nil {
-				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, which the interactive shell reads statements from: run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or use FROM FILE")
+				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, but kql reads its statements from there (the interactive shell, or a script given as -f -): run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or kql -f script.sql < records.jsonl, or use FROM FILE")
 			}
 			return newCtxReader(readCtx, s.Stdin), "stdin", nil
 		}
@@ -200,10 +200,13 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		} else if committedLine > 0 {
 			where = fmt.Sprintf("input lines 1-%d were committed (%s); resume with the lines after %d", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
 		}
-		return nil, fmt.Errorf("PRODUCE INTO %s FROM %s: %w; %s", st.Topic, name, err, where)
+		return nil, fmt.Errorf("%w; %s", err, where) // the shell names the statement
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
+	if warn := s.awaitReadable(ctx, w); warn != "" { // see move_readable.go
+		res.Warns = append(res.Warns, warn)
+	}
 	return res, nil
 }
 

@@ -112,6 +112,7 @@ type insertPlan struct {
 }
 
 func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, error) {
+	in = fixedTimes(in, s.Now())
 	p := &insertPlan{s: s, in: in, metas: map[string]*kafka.Topic{}}
 	pass, err := s.passThroughFor(in)
 	if err != nil {
@@ -362,7 +363,7 @@ func (p *insertPlan) place(ctx context.Context, r *insertRow, dest string, part 
 	case hasPartCol:
 		n, isInt := part.(int64)
 		if !isInt || !hasPartition(t, int32(n)) {
-			return fmt.Errorf("the record at %s goes to partition %v, which topic %q lacks (its partitions are %s); nothing was written", r.at(), part, dest, partitionRange(t))
+			return fmt.Errorf("the record at %s goes to partition %s, which topic %q lacks (its partitions are %s); nothing was written", r.at(), partitionText(part), dest, partitionRange(t))
 		}
 		r.rec.Partition, r.hasPart = int32(n), true
 	case p.in.KeepPartition:
@@ -566,6 +567,9 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 	}
 	res := result.NewSlice(insertCols, destRows(dests))
 	res.Notes = append(res.Notes, fmt.Sprintf("%s committed as %s", countTransactions(w.Transactions(), "", ""), w.TransactionalID()))
+	if warn := p.s.awaitReadable(ctx, w); warn != "" { // see move_readable.go
+		res.Warns = append(res.Warns, warn)
+	}
 	return res, nil
 }
 

@@ -118,6 +118,12 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 			i++
 			for {
 				if i >= len(s) {
+					// The line break is part of the field, as it was
+					// written: \r\n stays \r\n.
+					eol := "\n"
+					if r.crlf {
+						eol = "\r\n"
+					}
 					more, _, err := r.readLine()
 					if err == io.EOF {
 						return nil, 0, &Error{File: r.name, Line: n, Column: start + 1, Msg: "a quoted field is not closed before the end of the input"}
@@ -125,7 +131,7 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 					if err != nil {
 						return nil, 0, err
 					}
-					b.WriteByte('\n')
+					b.WriteString(eol)
 					s, i = string(more), 0
 					continue
 				}

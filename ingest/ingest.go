@@ -8,9 +8,11 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +131,8 @@ type Reader struct {
 	line int // lines consumed so far
 
 	head bool       // csv/tsv: header row read
+	bom  bool       // the start was looked at for a byte order mark
+	crlf bool       // the last line read ended in \r\n, not \n
 	arr  *jsonArray // FORMAT json
 }
 
@@ -147,6 +151,10 @@ func (r *Reader) Line() int { return r.line }
 // Next returns the next record, or io.EOF at the end. An *Error says
 // which line and field could not be read.
 func (r *Reader) Next() (*Record, error) {
+	if !r.bom {
+		r.bom = true
+		skipBOM(r.br)
+	}
 	switch r.f {
 	case JSONL:
 		for {
@@ -180,6 +188,7 @@ func (r *Reader) readLine() ([]byte, int, error) {
 		return nil, 0, fmt.Errorf("%s: reading line %d: %w", r.name, r.line+1, err)
 	}
 	r.line++
+	r.crlf = bytes.HasSuffix(line, []byte("\r\n"))
 	line = trimEOL(line)
 	return line, r.line, nil
 }
@@ -239,8 +248,13 @@ func looksHex(s string) bool {
 	return true
 }
 
-// parseTime reads an RFC 3339 timestamp.
+// parseTime reads an RFC 3339 timestamp, or epoch milliseconds as text
+// (a quoted "1700000000000" in jsonl reads as the csv field 1700000000000
+// does).
 func parseTime(s string) (time.Time, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return time.UnixMilli(ms), nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("timestamp %q is neither RFC 3339 (2026-01-02T15:04:05.000Z) nor epoch milliseconds", s)

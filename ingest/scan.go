@@ -157,6 +157,9 @@ func scanParallel(ctx context.Context, in io.Reader, name string, cfg ScanConfig
 			carry = append(carry[:0:0], buf[cut:]...)
 			if cut > 0 {
 				c := &chunk{data: buf[:cut], firstLine: line, done: make(chan struct{})}
+				if line == 1 {
+					c.data = trimBOM(c.data)
+				}
 				line += bytes.Count(c.data, []byte{'\n'})
 				if !send(c) {
 					return
