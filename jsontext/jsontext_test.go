@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kql-dev/kql/internal/benchcpu"
 )
 
 // needsLook must flag exactly the words holding a byte AppendString
@@ -115,7 +117,7 @@ func BenchmarkAppendStringJSONValue(b *testing.B) {
 func benchString(b *testing.B, v []byte) {
 	buf := make([]byte, 0, 64<<10)
 	b.SetBytes(int64(len(v)))
-	defer reportCPU(b)()
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		if len(buf) > 60<<10 {
 			buf = buf[:0]

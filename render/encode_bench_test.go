@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/kql-dev/kql/internal/benchcpu"
 	"github.com/kql-dev/kql/result"
 )
 
@@ -44,7 +45,7 @@ func benchEncoder(b *testing.B, newEnc func() result.RecordEncoder, recs []resul
 	var out int64
 	i := 0
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		if len(buf) > 64<<10 {
 			out += int64(len(buf))

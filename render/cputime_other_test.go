@@ -1,8 +1,0 @@
-//go:build !linux
-
-package render
-
-import "testing"
-
-// reportCPU reports nothing where the thread's CPU time is not known.
-func reportCPU(*testing.B) func() { return func() {} }
