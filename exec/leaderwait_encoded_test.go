@@ -115,41 +115,18 @@ func TestEncodedConsumeEndsPartialOnAHungLeader(t *testing.T) {
 // waits for a leader: partial, partition 1 named with its broker, the rows
 // before the cut written, each once.
 func TestEncodedConsumeCutOffByTheDeadlineEndsPartial(t *testing.T) {
-	f := waitFake(t)
-	leader := f.LeaderFor(waitTopic, 1)
-	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: -1,
-		When: pastFirstFetch(1)})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	b := startConsumeJSONL(t, f, ctx)
-	b.wait(t, 10*time.Second)
-	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)
-	msg := b.err.Error()
-	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader), "NOT_LEADER"} {
-		require.Contains(t, msg, want)
-	}
+	b := consumeCutOffWhilePartitionOneIsLeaderless(t, 3*time.Second)
+	require.Contains(t, b.err.Error(), "NOT_LEADER")
 	requireOnlyPartitionOneCutShort(t, b.rows)
 }
 
-// A deadline shorter than the retries one Fetch makes inside Leaders (a
-// NOT_LEADER answer is asked again after fresh metadata, a few times):
-// the Fetch must end where the read stops waiting, a moment before the
-// deadline, or the read ends with the bare timeout and names no partition.
+// A deadline shorter than the rounds Leaders makes inside one Fetch (a
+// NOT_LEADER answer asked again after fresh metadata, for seconds): a
+// lane's Fetch asks each leader once and the read waits for the leader
+// itself, or the read ends with the bare timeout and names no partition.
 // On a loaded machine the 3 s test above met the same race.
 func TestEncodedConsumeCutOffInsideAFetchEndsPartial(t *testing.T) {
-	f := waitFake(t)
-	leader := f.LeaderFor(waitTopic, 1)
-	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: -1,
-		When: pastFirstFetch(1)})
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
-	defer cancel()
-	b := startConsumeJSONL(t, f, ctx)
-	b.wait(t, 10*time.Second)
-	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)
-	msg := b.err.Error()
-	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader)} {
-		require.Contains(t, msg, want)
-	}
+	b := consumeCutOffWhilePartitionOneIsLeaderless(t, 1200*time.Millisecond)
 	// With a tenth of the deadline left after partition 1 is given up,
 	// the others may be cut off too (the error says where): what came is
 	// each partition from its start, each record once.
@@ -158,4 +135,25 @@ func TestEncodedConsumeCutOffInsideAFetchEndsPartial(t *testing.T) {
 		requireExactlyOnce(t, got, p, len(got[p]))
 	}
 	require.Less(t, len(got[1]), waitTotal, "partition 1 lost its leader after its first Fetch")
+}
+
+// consumeCutOffWhilePartitionOneIsLeaderless reads waitFake's topic as
+// jsonl under a deadline of timeout while partition 1's leader answers
+// NOT_LEADER after the first Fetch, and requires a partial result naming
+// partition 1 and that broker.
+func consumeCutOffWhilePartitionOneIsLeaderless(t *testing.T, timeout time.Duration) *backgroundRead {
+	t.Helper()
+	f := waitFake(t)
+	leader := f.LeaderFor(waitTopic, 1)
+	f.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Fetch}, Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: -1,
+		When: pastFirstFetch(1)})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	b := startConsumeJSONL(t, f, ctx)
+	b.wait(t, 10*time.Second)
+	require.True(t, result.IsPartial(b.err), "want a partial result, got %v", b.err)
+	for _, want := range []string{"partition t/1", fmt.Sprintf("broker %d (", leader)} {
+		require.Contains(t, b.err.Error(), want)
+	}
+	return b
 }
