@@ -1,16 +1,12 @@
 package exec
 
 import (
-	"context"
 	"fmt"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/kafka/kafkatest"
 )
@@ -26,32 +22,7 @@ func TestInsertResumeFixesRelativeTimesAtTheStatementStart(t *testing.T) {
 	s, _ := session(t, f)
 	now := base.Add(10*time.Hour + 20*time.Millisecond) // 10h AGO: base+20ms
 	s.Now = func() time.Time { return now }
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	var fetches atomic.Int32
-	f.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if fetches.Add(1) == 1 {
-			close(held)
-			f.SleepControl(func() { <-release })
-		}
-		return nil, nil, false
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q WHERE timestamp >= 10h AGO EXECUTE", dst, src))))
-	}()
-	select {
-	case <-held:
-	case err := <-done:
-		t.Fatalf("the INSERT ended (%v) before its first Fetch", err)
-	}
-	cancel()
-	err := <-done
-	once.Do(func() { close(release) })
+	err := cancelInsertAtItsFirstFetch(t, f, s, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q WHERE timestamp >= 10h AGO EXECUTE", dst, src))
 	require.Error(t, err)
 	resume := resumeIfNotCommitted(t, err.Error())
 	require.NotContains(t, resume, " AGO")

@@ -215,32 +215,7 @@ func TestInsertResumeBeforeTheSkipWasUsedUp(t *testing.T) {
 	f := kafkatest.NewFake(t)
 	src, dst, cl, base := skipSource(t, f)
 	s, _ := session(t, f)
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	t.Cleanup(func() { once.Do(func() { close(release) }) })
-	var fetches atomic.Int32 // not a sync.Once: a second Fetch waiting on it would stall kfake's control loop
-	f.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
-		f.KeepControl()
-		if fetches.Add(1) == 1 {
-			close(held)
-			f.SleepControl(func() { <-release })
-		}
-		return nil, nil, false
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		done <- drain(s.Execute(ctx, parse(t, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q SKIP 3 LIMIT 21 EXECUTE", dst, src))))
-	}()
-	select {
-	case <-held:
-	case err := <-done:
-		t.Fatalf("the INSERT ended (%v) before its first Fetch", err)
-	}
-	cancel()
-	err := <-done
-	once.Do(func() { close(release) })
+	err := cancelInsertAtItsFirstFetch(t, f, s, fmt.Sprintf("INSERT INTO %q SELECT * FROM %q SKIP 3 LIMIT 21 EXECUTE", dst, src))
 	late := []*kgo.Record{{Topic: src, Partition: 2, Key: []byte("late"), Value: []byte("v"), Timestamp: base.Add(-time.Minute)}}
 	require.NoError(t, cl.ProduceSync(ctxT(t), late...).FirstErr())
 	require.Error(t, err)
@@ -353,4 +328,36 @@ func TestInsertResumeWithSparseWhereOverUnorderedTimestamps(t *testing.T) {
 	_, _, err = run(t, s, parse(t, resume))
 	require.NoError(t, err)
 	requireCopiedOnce(t, s, dst, want)
+}
+
+// cancelInsertAtItsFirstFetch runs stmt (an INSERT ... EXECUTE) in s, holds
+// its first Fetch on kfake's control hook, cancels the statement there and
+// returns its error, once it has ended: nothing was committed.
+func cancelInsertAtItsFirstFetch(t *testing.T, f *kafkatest.Fake, s *Session, stmt string) error {
+	t.Helper()
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	var fetches atomic.Int32 // not a sync.Once: a second Fetch waiting on it would stall kfake's control loop
+	f.ControlKey(int16(kmsg.Fetch), func(kmsg.Request) (kmsg.Response, error, bool) {
+		f.KeepControl()
+		if fetches.Add(1) == 1 {
+			close(held)
+			f.SleepControl(func() { <-release })
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- drain(s.Execute(ctx, parse(t, stmt))) }()
+	select {
+	case <-held:
+	case err := <-done:
+		t.Fatalf("the INSERT ended (%v) before its first Fetch", err)
+	}
+	cancel()
+	err := <-done
+	once.Do(func() { close(release) })
+	return err
 }
