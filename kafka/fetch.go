@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -61,15 +62,16 @@ func (c *Cluster) Fetch(ctx context.Context, m *Metadata, positions map[TopicPar
 // parts: a broker fills its answer in request order and leaves out what
 // does not fit (Omitted).
 func (c *Cluster) FetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
-	return c.fetchOrdered(ctx, m, parts, positions, maxBytes, readCommitted, nil, nil, false)
+	return c.fetchOrdered(ctx, m, parts, positions, func(TopicPartition) int32 { return maxBytes }, readCommitted, nil, nil, false)
 }
 
-// fetchOrdered is FetchOrdered with the answers' key arrays from a
+// fetchOrdered is FetchOrdered with each partition's PartitionMaxBytes
+// from ask, the answers' key arrays from a
 // reader's pool (keys; nil: none), and the records decoded into slabs from
 // recs (nil: new ones), which the caller takes back (recPool.reclaim).
 // once asks each leader once (LeaderRequest.Once): a Reader's lane waits
 // for moved leaders itself.
-func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, maxBytes int32, readCommitted bool, keys *keyPool, recs *recPool, once bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
+func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPartition, positions map[TopicPartition]int64, ask func(TopicPartition) int32, readCommitted bool, keys *keyPool, recs *recPool, once bool) (map[TopicPartition]FetchAnswer, map[TopicPartition]*PartitionError, error) {
 	ids := make(map[[16]byte]string)
 	for name, t := range m.Topics {
 		ids[t.ID] = name
@@ -91,13 +93,26 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 			req.ReplicaID = -1
 			req.MaxWaitMillis = 500
 			req.MinBytes = 1
-			req.MaxBytes = maxBytes * int32(min(len(bparts), 64))
+			// The asks, not the response, bound what comes: the response's
+			// bound is the sum of the asks (up to 64 of them) and room for
+			// the first partition's batch, which comes whole even when
+			// larger than its ask (KIP-74) and counts against the bound: a
+			// bound of only the asks' sum would leave out the partitions
+			// after it.
+			var sum int64
+			for i, tp := range bparts {
+				if i == 64 {
+					break
+				}
+				sum += int64(ask(tp))
+			}
+			req.MaxBytes = int32(min(sum+maxAsk, math.MaxInt32))
 			req.SessionID = 0
 			req.SessionEpoch = -1 // no fetch session: every request is complete in itself
 			if readCommitted {
 				req.IsolationLevel = 1
 			}
-			req.Topics = fetchTopics(m, bparts, positions, func(TopicPartition) int32 { return maxBytes })
+			req.Topics = fetchTopics(m, bparts, positions, ask)
 			return req
 		},
 		Parse: func(raw kmsg.Response) []PartAnswer[FetchAnswer] {

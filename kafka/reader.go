@@ -58,6 +58,7 @@ type Reader struct {
 	parts    map[TopicPartition]*readPart
 	order    []*readPart // by partition, for stable iteration
 	buffered int64       // bytes queued or held by the consumer
+	reserved int64       // what the Fetches in flight may bring, in memory
 	missing  []error     // partitions that failed for good, in the order they failed
 	err      error       // a request-level failure: the read cannot go on
 	closed   bool
@@ -111,6 +112,10 @@ type readPart struct {
 	leader     int32
 	leaderAddr string
 	wait       partWait // the failed Fetches since the last answer
+	// asked is the PartitionMaxBytes of the Fetch in flight; grown, when
+	// not 0, is the least this partition asks from now on: its batches are
+	// larger than its share of the budget (see grow).
+	asked, grown int32
 }
 
 // chunk is one Fetch answer's records for one partition, in offset order.
@@ -148,7 +153,56 @@ func decodedBytes(recs []*kgo.Record) int64 {
 // share of the budget, in wire bytes. The caller holds r.mu.
 func (r *Reader) askBytes() int32 {
 	per := float64(r.budget) / float64(2*max(len(r.order), 1)) / r.expansion
-	return int32(min(max(per, 4<<10), 1<<20))
+	return int32(min(max(per, 4<<10), maxAsk))
+}
+
+// planAsksLocked sets the PartitionMaxBytes of each partition of a Fetch
+// about to be sent (in asks and p.asked) and returns the memory they may
+// bring, which counts against the budget (r.reserved) until the answer is
+// applied. A partition whose batches are larger than the share asks for a
+// whole batch only while the budget has room for it: the lanes would
+// otherwise overshoot the budget together, and a read at its budget
+// fetches only the partitions its consumer waits for, one round trip each;
+// without room it asks for the share and gets a batch when it comes first.
+// The caller holds r.mu.
+func (r *Reader) planAsksLocked(batch []*readPart, asks map[TopicPartition]int32) int64 {
+	share := r.askBytes()
+	clear(asks)
+	room := r.budget - r.buffered - r.reserved
+	var reserve int64
+	for _, p := range batch {
+		ask := p.askOf(share)
+		cost := int64(float64(ask) * r.expansion)
+		if ask > share && cost > room {
+			ask, cost = share, int64(float64(share)*r.expansion)
+		}
+		room -= cost
+		reserve += cost
+		p.asked = ask
+		asks[p.tp] = ask
+	}
+	r.reserved += reserve
+	return reserve
+}
+
+// maxAsk is the most a partition asks for in one Fetch.
+const maxAsk = 1 << 20
+
+// askOf is p's PartitionMaxBytes in the next Fetch, given the share.
+func (p *readPart) askOf(share int32) int32 { return max(share, p.grown) }
+
+// grow records that p came back empty though it has records: not the first
+// partition of its broker's Fetch, it gets a batch only if the whole batch
+// fits in its ask (KIP-74), and its batches are larger than the share. Left
+// at the share, it would be read only when it came first in a Fetch, one
+// batch per round trip to its broker: measured (1M records of 100 B in
+// 64 KiB batches, 32 partitions, 8 MiB budget), 941 Fetches on real Kafka
+// and 1900 on kfake, against 458 and 1568 with asks that grow. Its ask
+// doubles until a batch fits, up to maxAsk.
+func (p *readPart) grow() {
+	if p.asked > 0 {
+		p.grown = min(max(p.grown, 2*p.asked), maxAsk)
+	}
 }
 
 // NewReader starts reading the ranges; ranges that are already empty are
@@ -321,6 +375,7 @@ func (r *Reader) lane(ps []*readPart) {
 	// asks for, and each broker's first partition.
 	var order []TopicPartition
 	positions := map[TopicPartition]int64{}
+	asks := map[TopicPartition]int32{}
 	first := map[int32]TopicPartition{}
 	le := r.laneEncoder(ps)
 	for {
@@ -378,6 +433,7 @@ func (r *Reader) lane(ps []*readPart) {
 				copy(rest, rotated)
 			}
 		}
+		reserve := r.planAsksLocked(batch, asks)
 		order = slices.Grow(order[:0], len(batch))[:len(batch)]
 		clear(positions)
 		sent := time.Now()
@@ -398,7 +454,6 @@ func (r *Reader) lane(ps []*readPart) {
 			refresh = refresh || !p.wait.since.IsZero()
 		}
 		m := r.m
-		ask := r.askBytes()
 		spent := r.spent
 		r.spent, r.spentSpare = r.spentSpare, nil
 		r.mu.Unlock()
@@ -426,11 +481,12 @@ func (r *Reader) lane(ps []*readPart) {
 			r.mu.Unlock()
 		}
 		actx, cancel := context.WithDeadline(r.ctx, deadline)
-		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, ask, r.readCommitted, r.keyPool, le.slabs(), true)
+		got, failed, err := r.cl.fetchOrdered(actx, m, order, positions, func(tp TopicPartition) int32 { return asks[tp] }, r.readCommitted, r.keyPool, le.slabs(), true)
 		cancel()
 		le.encodeAll(got)
 
 		r.mu.Lock()
+		r.reserved -= reserve
 		if r.spentSpare == nil {
 			r.spentSpare = spent[:0]
 		}
@@ -688,6 +744,9 @@ func (r *Reader) apply(p *readPart, a FetchAnswer, first bool) {
 	}
 	if a.Omitted {
 		return // the response was full before this partition's turn
+	}
+	if a.Next <= p.pos && len(recs) == 0 && !first && p.pos < a.HWM && (!r.readCommitted || p.pos < a.LSO) {
+		p.grow() // records it did not get: they did not fit its ask
 	}
 	if a.Next <= p.pos && len(recs) == 0 {
 		if !first || r.follow {
