@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -33,6 +32,11 @@ type FetchAnswer struct {
 	// response was full (Fetch's MaxBytes) before its turn. Nothing was
 	// read and nothing is wrong; ask again.
 	Omitted bool
+	// Limited says the response had less room left at the partition's
+	// turn than the partition asked for: Kafka sends the partition,
+	// empty or cut short, when the response is full before its turn.
+	// An empty answer then says nothing of the partition's batches.
+	Limited bool
 	// WireBytes is the size of the record batches as they came, before
 	// decompression.
 	WireBytes int
@@ -93,20 +97,7 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 			req.ReplicaID = -1
 			req.MaxWaitMillis = 500
 			req.MinBytes = 1
-			// The asks, not the response, bound what comes: the response's
-			// bound is the sum of the asks (up to 64 of them) and room for
-			// the first partition's batch, which comes whole even when
-			// larger than its ask (KIP-74) and counts against the bound: a
-			// bound of only the asks' sum would leave out the partitions
-			// after it.
-			var sum int64
-			for i, tp := range bparts {
-				if i == 64 {
-					break
-				}
-				sum += int64(ask(tp))
-			}
-			req.MaxBytes = int32(min(sum+maxAsk, math.MaxInt32))
+			req.MaxBytes = fetchMaxBytes(bparts, ask)
 			req.SessionID = 0
 			req.SessionEpoch = -1 // no fetch session: every request is complete in itself
 			if readCommitted {
@@ -118,14 +109,27 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 		Parse: func(raw kmsg.Response) []PartAnswer[FetchAnswer] {
 			resp := raw.(*kmsg.FetchResponse)
 			var out []PartAnswer[FetchAnswer]
+			// The broker fills the response in request order, each
+			// partition getting the least of its ask and the room left:
+			// the room at each partition's turn says whether it was cut
+			// short (Limited).
+			var inResp []TopicPartition
+			var sizes []int
 			for _, t := range resp.Topics {
-				topic := t.Topic
-				if topic == "" {
-					topic = ids[t.TopicID]
+				for i := range t.Partitions {
+					inResp = append(inResp, TopicPartition{nameOf(t.Topic, t.TopicID, ids), t.Partitions[i].Partition})
+					sizes = append(sizes, len(t.Partitions[i].RecordBatches))
 				}
+			}
+			limited := limitedInResponse(inResp, sizes, ask)
+			n := 0
+			for _, t := range resp.Topics {
+				topic := nameOf(t.Topic, t.TopicID, ids)
 				for i := range t.Partitions {
 					rp := &t.Partitions[i]
 					tp := TopicPartition{topic, rp.Partition}
+					limited := limited[n]
+					n++
 					if rp.ErrorCode != 0 {
 						out = append(out, PartAnswer[FetchAnswer]{TP: tp, Code: rp.ErrorCode})
 						continue
@@ -138,7 +142,7 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 					}
 					out = append(out, PartAnswer[FetchAnswer]{TP: tp, Value: FetchAnswer{
 						Records: fp.Records, Keys: keys.keysOf(fp.Records), Next: next, Err: fp.Err, LSO: rp.LastStableOffset, HWM: rp.HighWatermark,
-						WireBytes: len(rp.RecordBatches),
+						WireBytes: len(rp.RecordBatches), Limited: limited,
 					}})
 				}
 			}
@@ -155,6 +159,48 @@ func (c *Cluster) fetchOrdered(ctx context.Context, m *Metadata, parts []TopicPa
 		failed = nil
 	}
 	return got, failed, err
+}
+
+// fetchMaxBytes is the MaxBytes of a Fetch of parts with these asks. The
+// asks, not the response, bound what comes: the response's bound is the
+// sum of the asks and room for the first partition's batch, which comes
+// whole even when larger than its ask (KIP-74) and counts against the
+// bound, so that a bound of only the asks' sum would leave out the
+// partitions after it; at most maxFetchResponse.
+func fetchMaxBytes(parts []TopicPartition, ask func(TopicPartition) int32) int32 {
+	sum := int64(maxAsk)
+	for _, tp := range parts {
+		sum += int64(ask(tp))
+	}
+	return int32(min(sum, maxFetchResponse))
+}
+
+// limitedInResponse says, for each partition of a Fetch response (in its
+// order, with the bytes each brought), whether the response had less room
+// left at its turn than it asked for. A broker fills a response in request
+// order, each partition getting the least of its ask and the room left, and
+// sends the partitions it had no room for, empty.
+func limitedInResponse(parts []TopicPartition, sizes []int, ask func(TopicPartition) int32) []bool {
+	room := int64(fetchMaxBytes(parts, ask))
+	out := make([]bool, len(parts))
+	for i, tp := range parts {
+		out[i] = room < int64(ask(tp))
+		room -= int64(sizes[i])
+	}
+	return out
+}
+
+// maxFetchResponse bounds a Fetch response, well under what kgo reads of
+// one (100 MiB, kgo.BrokerMaxReadBytes) and a broker's fetch.max.bytes
+// (55 MiB by default).
+const maxFetchResponse = 32 << 20
+
+// nameOf is a response topic's name: named, or by its id (Fetch v13+).
+func nameOf(name string, id [16]byte, ids map[[16]byte]string) string {
+	if name == "" {
+		return ids[id]
+	}
+	return name
 }
 
 // fetchTopics is a Fetch's topics without a fetch session: each of bparts

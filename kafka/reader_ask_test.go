@@ -81,46 +81,66 @@ func TestReaderAskGrowsToAPartitionsBatches(t *testing.T) {
 		return r, p
 	}
 	asks := map[TopicPartition]int32{}
+	share := int32(40 << 10)
+	// next is the ask of p's next Fetch after an answer a, p having come
+	// first in its broker's Fetch or not.
+	next := func(r *Reader, p *readPart, a FetchAnswer, first bool) int32 {
+		t.Helper()
+		r.planAsksLocked([]*readPart{p}, asks)
+		r.apply(p, a, first)
+		r.reserved = 0 // the lane releases it once the answer is applied
+		r.planAsksLocked([]*readPart{p}, asks)
+		r.reserved = 0
+		return asks[tp]
+	}
+	empty := FetchAnswer{Next: 0, HWM: 1000, LSO: 1000}
 
-	// The first partition of a Fetch got a batch larger than its ask,
-	// which a broker sends whole to the first partition only: nothing
-	// says the partition would not get it when not first.
+	// Not first and empty though it has records: it did not get a batch
+	// that did not fit its ask, which doubles, and doubles again.
 	r, p := newReader()
-	share := r.askBytes()
-	r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, share, asks[tp])
-	r.apply(p, FetchAnswer{WireBytes: 60_601, Next: 60, HWM: 1000, LSO: 1000}, true)
-	r.reserved = 0
-	r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, share, asks[tp])
+	require.Equal(t, share, r.askBytes())
+	require.Equal(t, 2*share, next(r, p, empty, false))
+	require.Equal(t, 4*share, next(r, p, empty, false))
 
-	// One that came back empty though it has records did not get a
-	// batch that did not fit: its ask doubles.
+	// The first partition of a Fetch gets a batch whatever its ask: come
+	// back empty, it has no batch to get.
 	r, p = newReader()
-	r.planAsksLocked([]*readPart{p}, asks)
-	r.apply(p, FetchAnswer{Next: 0, HWM: 1000, LSO: 1000}, false)
-	r.reserved = 0
-	r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, 2*share, asks[tp])
-	// Empty again: it doubles again.
-	r.apply(p, FetchAnswer{Next: 0, HWM: 1000, LSO: 1000}, false)
-	r.reserved = 0
-	r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, 4*share, asks[tp])
+	require.Equal(t, share, next(r, p, empty, true))
 
-	// One at its log's end has nothing to get: its ask stays.
+	// At its log's end, or at its last stable offset for a read_committed
+	// read (a transaction still open after it), it has nothing to get.
 	r, p = newReader()
-	p.pos = 1000
-	p.end = 2000
-	r.planAsksLocked([]*readPart{p}, asks)
-	r.apply(p, FetchAnswer{Next: 1000, HWM: 1000, LSO: 1000}, false)
-	r.reserved = 0
-	r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, share, asks[tp])
+	require.Equal(t, share, next(r, p, FetchAnswer{Next: 0, HWM: 0, LSO: 0}, false))
+	r, p = newReader()
+	r.readCommitted = true
+	require.Equal(t, share, next(r, p, FetchAnswer{Next: 0, HWM: 1000, LSO: 0}, false))
+	r.readCommitted = false
+	require.Equal(t, 2*share, next(r, p, FetchAnswer{Next: 0, HWM: 1000, LSO: 0}, false), "read_uncommitted reads up to the HWM")
+
+	// Empty because the response was full before its turn (Limited): its
+	// batches may well fit its ask.
+	r, p = newReader()
+	require.Equal(t, share, next(r, p, FetchAnswer{Next: 0, HWM: 1000, LSO: 1000, Limited: true}, false))
+
+	// Still empty at maxAsk: its batches are larger than any ask, and it
+	// goes back to its share for good instead of reserving 1 MiB of the
+	// budget for nothing, Fetch after Fetch.
+	r, p = newReader()
+	r.budget = 64 << 20
+	r.order = make([]*readPart, 800) // a share of 40 KiB again, about
+	r.order[0] = p
+	share = r.askBytes()
+	for want := 2 * share; want < maxAsk; want *= 2 {
+		require.Equal(t, want, next(r, p, empty, false))
+	}
+	require.Equal(t, int32(maxAsk), next(r, p, empty, false))
+	require.Equal(t, share, next(r, p, empty, false), "the ask after an empty answer at 1 MiB")
+	require.Equal(t, share, next(r, p, empty, false))
 
 	// A grown ask counts against the budget while its Fetch is out, and
 	// without room for it the partition asks for its share.
 	r, p = newReader()
+	share = r.askBytes()
 	p.grown = 200 << 10
 	r.buffered = 500 << 10 // 140 KiB left
 	reserve := r.planAsksLocked([]*readPart{p}, asks)
@@ -131,6 +151,24 @@ func TestReaderAskGrowsToAPartitionsBatches(t *testing.T) {
 	require.Equal(t, int32(200<<10), asks[tp], "the ask with the budget free")
 	require.Equal(t, int64(200<<10), r.reserved)
 	require.Equal(t, int64(200<<10), reserve)
+
+	// A partition waiting for a leader may hold its Fetch for seconds:
+	// it asks for its share meanwhile.
+	r, p = newReader()
+	p.grown = 200 << 10
+	p.wait.since = time.Now()
+	r.planAsksLocked([]*readPart{p}, asks)
+	require.Equal(t, share, asks[tp])
+}
+
+func TestFetchResponseRoomLeftAtEachPartition(t *testing.T) {
+	parts := []TopicPartition{{"t", 0}, {"t", 1}, {"t", 2}}
+	ask := func(TopicPartition) int32 { return 40 << 10 }
+	// MaxBytes: 3 x 40 KiB + 1 MiB. A first batch of 1 MiB leaves each
+	// partition after it its ask; one of 1.1 MiB leaves the second less.
+	require.Equal(t, []bool{false, false, false}, limitedInResponse(parts, []int{1 << 20, 40 << 10, 0}, ask))
+	require.Equal(t, []bool{false, true, true}, limitedInResponse(parts, []int{1<<20 + 100<<10, 0, 0}, ask))
+	require.Equal(t, []bool{false, false, true}, limitedInResponse(parts, []int{1<<20 + 60<<10, 40 << 10, 0}, ask))
 }
 
 // A merge over partitions whose batches are larger than their shares,
