@@ -203,22 +203,40 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
+// nextLine reads a record of FORMAT lines as kcat -P reads its standard
+// input: an empty line holds no record; with a key delimiter, the text
+// before its first occurrence is the key (an empty one too) and the rest
+// the value, and a line without it is its value with a NULL key. Unlike
+// kcat, a \r before the \n goes with the line break (readLine), so a CRLF
+// file reads as its LF twin.
 func (r *Reader) nextLine() (*Record, error) {
-	line, n, err := r.readLine()
-	if err != nil {
-		return nil, err
-	}
-	rec := &Record{Line: n, Partition: -1, Value: append([]byte{}, line...), Cols: Columns{Value: 1}}
-	if d := r.opt.KeyDelimiter; d != "" {
-		s := string(line)
-		i := strings.Index(s, d)
-		if i < 0 {
-			return nil, &Error{File: r.name, Line: n, Column: 1, Field: "key", Msg: fmt.Sprintf("no key delimiter %q in the line (every line is key%svalue)", d, d)}
+	for {
+		line, n, err := r.readLine()
+		if err != nil {
+			return nil, err
 		}
-		rec.Key, rec.Value = []byte(s[:i]), []byte(s[i+len(d):])
-		rec.Cols = Columns{Key: 1, Value: int32(i + len(d) + 1)}
+		if len(line) == 0 {
+			continue
+		}
+		rec := &Record{Line: n, Partition: -1, Cols: Columns{Value: 1}}
+		if i := indexDelim(line, r.opt.KeyDelimiter); i >= 0 {
+			d := len(r.opt.KeyDelimiter)
+			rec.Key = append(make([]byte, 0, i), line[:i]...)
+			line = line[i+d:]
+			rec.Cols = Columns{Key: 1, Value: int32(i + d + 1)}
+		}
+		rec.Value = append([]byte{}, line...)
+		return rec, nil
 	}
-	return rec, nil
+}
+
+// indexDelim is the byte offset of d's first occurrence in line, or -1
+// (always, for no delimiter).
+func indexDelim(line []byte, d string) int {
+	if d == "" {
+		return -1
+	}
+	return bytes.Index(line, []byte(d))
 }
 
 // decodeText maps a field's text back to its bytes under the bytes rule:

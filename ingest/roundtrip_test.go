@@ -95,7 +95,6 @@ func TestBadInputNamesLineColumnAndField(t *testing.T) {
 		{CSV, "partition,offset,timestamp,key,value,headers\n0,0,2026-01-01T00:00:00Z,a,b\n", `in.csv:2:28: 5 fields, want 6`},
 		{CSV, "0,0,2026-01-01T00:00:00Z,\"a\"x,b,\n", `in.csv:1:29: 'x' after a closing quote`},
 		{TSV, "0\t0\tsoon\ta\tb\t\n", `in.tsv:1:5: timestamp:`},
-		{Lines, "k1:v1\nnokey\n", `in.lines:2:1: key: no key delimiter ":"`},
 		{JSON, "[\n{\"value\":\"a\"},\n\n  {\"valeu\":\"b\"}\n]\n", `in.json:4:2: valeu: unknown field`},
 		{JSON, "{\"value\":\"a\"}\n", `in.json:1:1: FORMAT json is one array`},
 		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2: `},
@@ -123,7 +122,7 @@ func TestLinesAreValuesWithAnOptionalKey(t *testing.T) {
 		require.Nil(t, rec.Key)
 		vals = append(vals, string(rec.Value))
 	}
-	require.Equal(t, []string{"a", "", "b:c:d"}, vals, "every line is a value, an empty one too (kcat -P)")
+	require.Equal(t, []string{"a", "b:c:d"}, vals, "every line is a value; an empty one holds none (kcat -P skips it)")
 	r = NewReader(strings.NewReader("b:c:d"), "stdin", Lines, Options{KeyDelimiter: ":"})
 	rec, err := r.Next()
 	require.NoError(t, err)

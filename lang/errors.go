@@ -33,6 +33,52 @@ type Error struct {
 	// the old form's error when it is past line:col oldAfter (0:0: always).
 	oldForm  bool
 	oldAfter [2]int
+
+	// hintFormat and hintArgs are what hintf rendered Hint from, hintText
+	// the text it rendered: shift moves the positions (at) among the args
+	// with the error, so a hint names script positions as the error does.
+	hintFormat, hintText string
+	hintArgs             []any
+}
+
+// at is a position a hint names ("the first LIMIT is at 1:11"). A hint
+// that names one is written with hintf, so that shift moves it.
+type at struct{ line, col int }
+
+func (p at) String() string { return fmt.Sprintf("%d:%d", p.line, p.col) }
+
+// shift moves p as Error.shift moves an error: from a statement starting
+// at line:col of the script to the script's own line and column.
+func (p at) shift(line, col int) at {
+	if p.line == 1 {
+		p.col += col - 1
+	}
+	p.line += line - 1
+	return p
+}
+
+// hintf sets Hint; any at among args is a position in the statement that
+// shift moves to the script's position with the error's own.
+func (e *Error) hintf(format string, args ...any) {
+	e.hintFormat, e.hintArgs = format, args
+	e.hintText = fmt.Sprintf(format, args...)
+	e.Hint = e.hintText
+}
+
+// shiftHint re-renders a hint written with hintf with its positions moved;
+// text appended to it since is kept, a hint replaced since is left alone.
+func (e *Error) shiftHint(line, col int) {
+	if e.hintFormat == "" || !strings.HasPrefix(e.Hint, e.hintText) {
+		return
+	}
+	for i, a := range e.hintArgs {
+		if p, ok := a.(at); ok {
+			e.hintArgs[i] = p.shift(line, col)
+		}
+	}
+	rest := e.Hint[len(e.hintText):]
+	e.hintText = fmt.Sprintf(e.hintFormat, e.hintArgs...)
+	e.Hint = e.hintText + rest
 }
 
 // after reports whether e is strictly after line:col.
@@ -141,6 +187,12 @@ func (ps *parseState) tokenAt(off int) int {
 
 func (ps *parseState) errAt(pos lexer.Position, format string, args ...any) *Error {
 	return ps.errAtToken(ps.tokenAt(pos.Offset), format, args...)
+}
+
+// at returns the position of the token at pos, as errAt reports it.
+func (ps *parseState) at(pos lexer.Position) at {
+	t := ps.toks[ps.tokenAt(pos.Offset)]
+	return at{t.line, t.col}
 }
 
 // expectation is what the grammar accepts at one token position, found by

@@ -2,7 +2,6 @@ package lang
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -41,6 +40,7 @@ func (e *Error) shift(line, col int) {
 	if line < 1 || col < 1 {
 		return
 	}
+	e.shiftHint(line, col)
 	if e.Line == 1 {
 		for i := range e.masks {
 			e.masks[i][0] += col - 1
@@ -362,10 +362,10 @@ type clauses map[string]lexer.Position
 func (ps *parseState) once(seen clauses, name, written string, pos lexer.Position) *Error {
 	if first, dup := seen[name]; dup {
 		e := ps.errAt(pos, "%s given twice", name)
-		e.Hint = fmt.Sprintf("each clause may be given once; the first %s is at %d:%d", name, first.Line, first.Column)
-		if !strings.EqualFold(written, name) {
-			e.Hint = fmt.Sprintf("%s is another spelling of %s; the first is at %d:%d",
-				strings.ToUpper(written), name, first.Line, first.Column)
+		if strings.EqualFold(written, name) {
+			e.hintf("each clause may be given once; the first %s is at %v", name, ps.at(first))
+		} else {
+			e.hintf("%s is another spelling of %s; the first is at %v", strings.ToUpper(written), name, ps.at(first))
 		}
 		return e
 	}

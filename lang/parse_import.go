@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -107,7 +106,7 @@ func (ps *parseState) exclusive(seen clauses, name, a, b string, pos lexer.Posit
 	}
 	if first, ok := seen[other]; ok {
 		e := ps.errAt(pos, "%s and %s cannot both be given", other, name)
-		e.Hint = fmt.Sprintf("%s is at %d:%d; choose one", other, first.Line, first.Column)
+		e.hintf("%s is at %v; choose one", other, ps.at(first))
 		return e
 	}
 	return ps.once(seen, name, name, pos)

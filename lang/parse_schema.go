@@ -101,7 +101,7 @@ func (ps *parseState) schemaRef(g *gSchema) (*SchemaRef, *Error) {
 				first = seen["ID"]
 			}
 			e := ps.errAt(o.Pos, "SCHEMA takes VERSION or ID, not both: a schema id already names one schema")
-			e.Hint = fmt.Sprintf("keep VERSION for a version of the subject, or ID for a schema id (the other is at %d:%d)", first.Line, first.Column)
+			e.hintf("keep VERSION for a version of the subject, or ID for a schema id (the other is at %v)", ps.at(first))
 			return nil, e
 		}
 	}

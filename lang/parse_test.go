@@ -2,6 +2,7 @@ package lang
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -399,6 +400,52 @@ func TestCheckScript(t *testing.T) {
 	}
 	if errs := CheckScript("-- nothing\n;;\n"); len(errs) != 0 {
 		t.Errorf("empty script: %v", errs)
+	}
+}
+
+// TestHintPositionsAreScriptPositions: a hint that names where something
+// else is ("the first LIMIT is at 1:24") counts lines and columns from the
+// start of the script, as the error's own position does, not from the
+// start of its statement: after another statement on the same line, and on
+// a later, indented line.
+func TestHintPositionsAreScriptPositions(t *testing.T) {
+	cases := []struct{ script, at, hint string }{
+		{"SHOW TOPICS; CONSUME x LIMIT 5 LIMIT 6", "1:32", "the first LIMIT is at 1:24"},
+		{"SHOW TOPICS;\n\n  CONSUME x LIMIT 5 LIMIT 6;\n", "3:21", "the first LIMIT is at 3:13"},
+		// The first on the statement's second line: its column is the script's.
+		{"SHOW TOPICS; CONSUME x\n  LIMIT 5 LIMIT 6", "2:11", "the first LIMIT is at 2:3"},
+		// The first on the statement's first line, the repeat on its second.
+		{"SHOW TOPICS; CONSUME x LIMIT 5\nLIMIT 6", "2:1", "the first LIMIT is at 1:24"},
+		{"SHOW TOPICS; CONSUME x SKIP 5 OFFSET 6", "1:31", "OFFSET is another spelling of SKIP; the first is at 1:24"},
+		{"SHOW TOPICS; PRODUCE INTO t FROM STDIN KEEP PARTITION PARTITION BY KEY", "1:55", "KEEP PARTITION is at 1:40; choose one"},
+		{"SHOW TOPICS;\n  PRODUCE INTO t FROM STDIN TIMESTAMP NOW KEEP TIMESTAMP", "2:43", "TIMESTAMP NOW is at 2:29; choose one"},
+		{"SHOW TOPICS; PRODUCE t VALUE '{}' VALUE SCHEMA 's' VERSION 1 ID 2", "1:62", "the other is at 1:52"},
+	}
+	for _, tc := range cases {
+		errs := CheckScript(tc.script)
+		if len(errs) != 1 {
+			t.Errorf("CheckScript(%q): want one error, got %v", tc.script, errs)
+			continue
+		}
+		srcs, err := Split(tc.script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ParseSource(srcs[len(srcs)-1])
+		for _, err := range []error{errs[0], err} {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("%q: want *Error, got %v", tc.script, err)
+				continue
+			}
+			if got := fmt.Sprintf("%d:%d", e.Line, e.Col); got != tc.at || !strings.Contains(e.Hint, tc.hint) {
+				t.Errorf("%q:\n got %s, hint %q\nwant %s, hint containing %q", tc.script, got, e.Hint, tc.at, tc.hint)
+			}
+		}
+	}
+	// Parse, of one statement, still counts from the statement.
+	if _, err := Parse("CONSUME x LIMIT 5 LIMIT 6"); err == nil || !strings.Contains(err.Error(), "the first LIMIT is at 1:11") {
+		t.Errorf("Parse: %v", err)
 	}
 }
 
