@@ -29,6 +29,7 @@ var insertTxnRecords = 200000
 const (
 	srcPartitionCol = "$src_partition"
 	srcOffsetCol    = "$src_offset"
+	srcTimeCol      = "$src_timestamp" // KEEP TIMESTAMP: the source record's, whatever the SELECT list says
 	destTopicCol    = "$dest_topic"
 )
 
@@ -55,6 +56,9 @@ func insertSource(in *lang.Insert) (*lang.Consume, error) {
 			return nil, err
 		}
 		items = append(items, q.(*lang.Consume).Projection...)
+	}
+	if in.KeepTimestamp {
+		items = append(items, lang.SelectItem{X: &lang.Column{Name: "timestamp"}, As: srcTimeCol})
 	}
 	if in.TopicExpr != nil {
 		items = append(items, lang.SelectItem{X: in.TopicExpr, As: destTopicCol})
@@ -312,7 +316,11 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 		return nil, fmt.Errorf("the headers column at %s is %T, not headers", at(), hs)
 	}
 	if !p.in.StampNow {
-		switch ts := mustGet(p, row, "timestamp").(type) {
+		tsCol := "timestamp"
+		if p.in.KeepTimestamp {
+			tsCol = srcTimeCol
+		}
+		switch ts := mustGet(p, row, tsCol).(type) {
 		case nil:
 		case time.Time:
 			r.rec.Timestamp = ts
