@@ -123,7 +123,11 @@ func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, e
 		return nil, err
 	}
 	p.pass = pass
-	if in.TopicExpr == nil {
+	if in.TopicExpr != nil {
+		if err := checkDestType(in, s.Now()); err != nil {
+			return nil, err
+		}
+	} else {
 		if _, err := p.topic(ctx, in.Topic, nil); err != nil {
 			return nil, err
 		}
@@ -335,18 +339,9 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 	}
 	dest := p.in.Topic
 	if p.in.TopicExpr != nil {
-		v := mustGet(p, row, destTopicCol)
-		var name string
-		switch x := v.(type) {
-		case string:
-			name = x
-		case []byte:
-			name = string(x)
+		if dest, err = p.destName(r, mustGet(p, row, destTopicCol)); err != nil {
+			return nil, err
 		}
-		if name == "" {
-			return nil, fmt.Errorf("the record at %s has no destination: %s is NULL or empty; nothing was written (narrow the SELECT with WHERE %s IS NOT NULL)", r.at(), lang.FormatExpr(p.in.TopicExpr), lang.FormatExpr(p.in.TopicExpr))
-		}
-		dest = name
 	}
 	part, hasPart := p.get(row, "partition")
 	if err := p.place(ctx, r, dest, part, hasPart); err != nil {
