@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func checkDestType(in *lang.Insert, now time.Time) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("INSERT INTO TOPIC %s: the destination gives %s, not a topic name; nothing was read or written (give an expression of text that names a topic, e.g. header('dlq.original.topic') or value.topic)", lang.FormatExpr(x), kind)
+	return fmt.Errorf("the destination TOPIC %s gives %s, not a topic name; nothing was read or written (give an expression of text that names a topic, e.g. header('dlq.original.topic') or value.topic)", lang.FormatExpr(x), kind)
 }
 
 // destName is the topic a record's destination value v names; the error
@@ -80,14 +81,9 @@ func (p *insertPlan) destName(r *insertRow, v any) (string, error) {
 		if !simpleExpr(p.in.TopicExpr) {
 			operand = "(" + x + ")"
 		}
-		narrow := fmt.Sprintf("%s IS NOT NULL AND %s <> ''", operand, operand)
-		if p.in.Select.Where == nil {
-			msg += fmt.Sprintf(" (narrow the SELECT with WHERE %s)", narrow)
-		} else {
-			msg += fmt.Sprintf(" (narrow the SELECT's WHERE with AND %s)", narrow)
-		}
+		msg += " (" + narrowWhere(p.in.Select, fmt.Sprintf("%s IS NOT NULL AND %s <> ''", operand, operand)) + ")"
 	}
-	return "", fmt.Errorf("%s", msg)
+	return "", errors.New(msg)
 }
 
 // simpleExpr reports whether e needs no parentheses as an operand of IS

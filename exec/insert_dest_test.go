@@ -78,7 +78,7 @@ func TestInsertToTopicDestinationMustBeText(t *testing.T) {
 		f.trace.reset()
 		_, _, err := run(t, f.sess, parse(t, "INSERT INTO TOPIC "+expr+" SELECT * FROM src EXECUTE"))
 		require.Error(t, err, expr)
-		require.Contains(t, err.Error(), fmt.Sprintf("INSERT INTO TOPIC %s: the destination gives %s, not a topic name; nothing was read or written", expr, kind))
+		require.Contains(t, err.Error(), fmt.Sprintf("the destination TOPIC %s gives %s, not a topic name; nothing was read or written", expr, kind))
 		require.NotContains(t, err.Error(), "is NULL or empty")
 		require.Empty(t, f.trace.count("Fetch"), "%s: refused before reading", expr)
 	}
