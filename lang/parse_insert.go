@@ -196,10 +196,15 @@ func (ps *parseState) checkInsert(in *Insert, sel int, options clauses) *Error {
 		}
 		seen[name] = true
 	}
-	if seen["partition"] && in.KeepPartition {
-		return ps.errAtToken(sel, "KEEP PARTITION and a partition column cannot both say where a record goes")
+	if k := slices.IndexFunc(c.Projection, func(it SelectItem) bool { return strings.EqualFold(it.Name(), "partition") }); k >= 0 && in.KeepPartition {
+		e := ps.errAtToken(items[k][0], "KEEP PARTITION and a partition column cannot both say where a record goes")
+		ps.underline(e, items[k])
+		if pos, ok := options["KEEP PARTITION"]; ok {
+			e.Hint = fmt.Sprintf("KEEP PARTITION is at %d:%d; drop it, or drop the column", pos.Line, pos.Column)
+		}
+		return e
 	}
-	if e := ps.checkInsertTimestamp(in, sel, options, items); e != nil {
+	if e := ps.checkInsertTimestamp(in, options, items); e != nil {
 		return e
 	}
 	if c.HasAggregates() {
@@ -223,7 +228,7 @@ func (ps *parseState) checkInsert(in *Insert, sel int, options clauses) *Error {
 // be a rule to remember, and either way one of the two the user wrote
 // would be silently ignored. KEEP TIMESTAMP with the plain timestamp
 // column says the same thing twice, and is let through.
-func (ps *parseState) checkInsertTimestamp(in *Insert, sel int, options clauses, items [][2]int) *Error {
+func (ps *parseState) checkInsertTimestamp(in *Insert, options clauses, items [][2]int) *Error {
 	if !in.KeepTimestamp && !in.StampNow {
 		return nil
 	}
