@@ -90,10 +90,7 @@ func partitionColumn(sel *lang.Consume) (plain, computed bool) {
 		if !strings.EqualFold(it.Name(), "partition") {
 			continue
 		}
-		if c, ok := it.X.(*lang.Column); ok && c.Name == "partition" && c.Path == nil {
-			return true, false
-		}
-		return false, true
+		return isColumn(it.X, "partition"), !isColumn(it.X, "partition")
 	}
 	return false, false
 }
