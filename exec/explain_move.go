@@ -82,6 +82,13 @@ func (s *Session) explainMove(ctx context.Context, p *planner, m *kafka.Metadata
 			p.any("Metadata", x.Topic)
 			parts = partitionsOf(m.Topics[x.Topic])
 			what = "the partitions the records go to"
+			checkEach, err := s.insertPartitionCheck(ctx, x, m.Topics[x.Topic])
+			if err != nil {
+				return true, err
+			}
+			if checkEach && x.Execute {
+				p.rows = append(p.rows, result.Row{p.step, "Note", nil, "kql", "EXECUTE reads the source twice: every record's partition checked, then written"})
+			}
 		}
 		if !x.Execute {
 			p.note("dry run: no request writes; add EXECUTE to write")

@@ -29,6 +29,7 @@ var insertTxnRecords = 200000
 const (
 	srcPartitionCol = "$src_partition"
 	srcOffsetCol    = "$src_offset"
+	srcTimeCol      = "$src_timestamp" // KEEP TIMESTAMP: the source record's, whatever the SELECT list says
 	destTopicCol    = "$dest_topic"
 )
 
@@ -55,6 +56,9 @@ func insertSource(in *lang.Insert) (*lang.Consume, error) {
 			return nil, err
 		}
 		items = append(items, q.(*lang.Consume).Projection...)
+	}
+	if in.KeepTimestamp {
+		items = append(items, lang.SelectItem{X: &lang.Column{Name: "timestamp"}, As: srcTimeCol})
 	}
 	if in.TopicExpr != nil {
 		items = append(items, lang.SelectItem{X: in.TopicExpr, As: destTopicCol})
@@ -119,20 +123,25 @@ func (s *Session) insert(ctx context.Context, in *lang.Insert) (result.Result, e
 		return nil, err
 	}
 	p.pass = pass
-	if in.TopicExpr == nil {
-		if _, err := p.topic(ctx, in.Topic, nil); err != nil {
+	checkFirst := true // a destination per record: see insert_dest.go
+	if in.TopicExpr != nil {
+		if err := checkDestType(in, s.Now()); err != nil {
 			return nil, err
 		}
-		if in.KeepPartition {
-			if err := p.checkKeptPartitions(ctx); err != nil {
-				return nil, err
-			}
+	} else {
+		dst, err := p.topic(ctx, in.Topic, nil)
+		if err != nil {
+			return nil, err
+		}
+		if checkFirst, err = s.insertPartitionCheck(ctx, in, dst); err != nil { // see insert_partitions.go
+			return nil, err
 		}
 	}
-	// A dry run, and before an EXECUTE to a per-record destination: every
-	// record's destination is checked before anything is written.
+	// A dry run, and before an EXECUTE to a per-record destination or
+	// partition: every record's destination is checked before anything is
+	// written.
 	var seenUpTo map[int32]int64
-	if !in.Execute || in.TopicExpr != nil {
+	if !in.Execute || checkFirst {
 		dests, from, upTo, err := p.dryRun(ctx)
 		if err != nil {
 			return nil, err
@@ -190,28 +199,6 @@ func (p *insertPlan) topic(ctx context.Context, name string, at func() string) (
 	}
 	p.metas[name] = t
 	return t, nil
-}
-
-func (p *insertPlan) checkKeptPartitions(ctx context.Context) error {
-	src := p.in.Select.Topic
-	m, err := p.s.cl.Metadata(ctx, []string{src})
-	if err != nil {
-		return err
-	}
-	st := m.Topics[src]
-	if st == nil {
-		return fmt.Errorf("topic %q does not exist", src)
-	}
-	dst := p.metas[p.in.Topic]
-	for _, part := range st.Partitions {
-		if len(p.in.Select.Partitions) > 0 && !slices.Contains(p.in.Select.Partitions, part.ID) {
-			continue
-		}
-		if !hasPartition(dst, part.ID) {
-			return fmt.Errorf("KEEP PARTITION: %s has partition %d, which %s lacks (its partitions are %s); nothing was written (add partitions, or copy with PARTITION BY KEY)", src, part.ID, dst.Name, partitionRange(dst))
-		}
-	}
-	return nil
 }
 
 // rows runs the source SELECT and hands each mapped row to fn.
@@ -312,7 +299,11 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 		return nil, fmt.Errorf("the headers column at %s is %T, not headers", at(), hs)
 	}
 	if !p.in.StampNow {
-		switch ts := mustGet(p, row, "timestamp").(type) {
+		tsCol := "timestamp"
+		if p.in.KeepTimestamp {
+			tsCol = srcTimeCol
+		}
+		switch ts := mustGet(p, row, tsCol).(type) {
 		case nil:
 		case time.Time:
 			r.rec.Timestamp = ts
@@ -327,18 +318,9 @@ func (p *insertPlan) mapRow(ctx context.Context, row result.Row) (*insertRow, er
 	}
 	dest := p.in.Topic
 	if p.in.TopicExpr != nil {
-		v := mustGet(p, row, destTopicCol)
-		var name string
-		switch x := v.(type) {
-		case string:
-			name = x
-		case []byte:
-			name = string(x)
+		if dest, err = p.destName(r, mustGet(p, row, destTopicCol)); err != nil {
+			return nil, err
 		}
-		if name == "" {
-			return nil, fmt.Errorf("the record at %s has no destination: %s is NULL or empty; nothing was written (narrow the SELECT with WHERE %s IS NOT NULL)", r.at(), lang.FormatExpr(p.in.TopicExpr), lang.FormatExpr(p.in.TopicExpr))
-		}
-		dest = name
 	}
 	part, hasPart := p.get(row, "partition")
 	if err := p.place(ctx, r, dest, part, hasPart); err != nil {
@@ -368,7 +350,7 @@ func (p *insertPlan) place(ctx context.Context, r *insertRow, dest string, part 
 		r.rec.Partition, r.hasPart = int32(n), true
 	case p.in.KeepPartition:
 		if r.srcPart < 0 || !hasPartition(t, r.srcPart) {
-			return fmt.Errorf("KEEP PARTITION: the record at %s comes from a partition topic %q lacks (its partitions are %s); nothing was written", r.at(), dest, partitionRange(t))
+			return fmt.Errorf("KEEP PARTITION: the record at %s comes from partition %d, which topic %q lacks (its partitions are %s); nothing was written (%s)", r.at(), r.srcPart, dest, partitionRange(t), keptPartitionHint(p.in.Select, t))
 		}
 		r.rec.Partition = r.srcPart
 	case r.rec.Key != nil:

@@ -125,7 +125,7 @@ func (p *insertPlan) mapRecord(ctx context.Context, rec *result.Record, r *inser
 			r.rec.Headers = append(r.rec.Headers, kafka.Header{Key: h.Key, Value: h.Value})
 		}
 	}
-	if pc.timestamp && !p.in.StampNow {
+	if (pc.timestamp || p.in.KeepTimestamp) && !p.in.StampNow {
 		r.rec.Timestamp = time.UnixMilli(rec.Timestamp)
 	} else {
 		r.rec.Timestamp = time.Now()

@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -29,7 +30,9 @@ import (
 //     INTO TOPIC expr). A record that arrived since was never the
 //     statement's; without the bound a resume would copy it, or, with a
 //     LIMIT, copy it in place of one of the original's (newer records with
-//     older timestamps come first in the merge).
+//     older timestamps come first in the merge). The resume of a resume
+//     narrows the bound its WHERE has (see splitBound) rather than adding
+//     another, which would grow with each interruption.
 //
 // The merge hands records out in (timestamp, partition, offset) order: the
 // resumed read's merge of what is left of each partition hands out what
@@ -61,6 +64,7 @@ func (p *insertPlan) resumeOf(rd *sourceRead, done map[int32]int64, copiedRows i
 			sel.Skip = &left
 		}
 	}
+	rest, prior := splitBound(sel.Where)
 	var pos []lang.PartitionOffset
 	var bound []string
 	for _, sp := range sourcePartitions(rd.starts, done) {
@@ -72,6 +76,17 @@ func (p *insertPlan) resumeOf(rd *sourceRead, done map[int32]int64, copiedRows i
 			from = max(from, o+1)
 		}
 		last, bounded := p.lastOffset(rd, sp)
+		if prior != nil {
+			// A resume being resumed: its bound is the original's, and
+			// the read's ends may be past it (records that arrived since).
+			had, ok := prior[sp]
+			if !ok {
+				continue // its bound leaves this partition out
+			}
+			if had != unbounded && (!bounded || had < last) {
+				last, bounded = had, true
+			}
+		}
 		if bounded && last < from {
 			continue // nothing of it is left
 		}
@@ -87,10 +102,10 @@ func (p *insertPlan) resumeOf(rd *sourceRead, done map[int32]int64, copiedRows i
 	}
 	sel.From = &lang.Start{Kind: lang.FromAnchor, Positions: pos}
 	sel.Partitions = nil
-	if p.upTo != nil || rd.ends != nil {
+	if p.upTo != nil || rd.ends != nil || prior != nil {
 		where := strings.Join(bound, " OR ")
-		if sel.Where != nil {
-			where = "(" + lang.FormatExpr(sel.Where) + ") AND (" + where + ")"
+		if rest != nil {
+			where = "(" + lang.FormatExpr(rest) + ") AND (" + where + ")"
 		}
 		q, err := lang.Parse("SELECT * FROM x WHERE " + where)
 		if err != nil {
@@ -101,6 +116,81 @@ func (p *insertPlan) resumeOf(rd *sourceRead, done map[int32]int64, copiedRows i
 	resume := *p.in
 	resume.Select = &sel
 	return lang.Format(&resume), "", nil
+}
+
+// unbounded is a bound term without an offset: `partition = n`.
+const unbounded = math.MaxInt64
+
+// splitBound splits the WHERE of a statement that may be a resume into
+// the rest and the bound a resume adds (see resumeOf): the whole WHERE when
+// it is one (the resume of an INSERT without WHERE), or the right side of
+// its top AND. bound is the last offset per partition it lets through
+// (unbounded for `partition = n`), nil when where has none; a partition
+// not in it is left out whole. Any WHERE of this form restricts only
+// partitions and offsets, so narrowing it instead of adding a second
+// bound, as resumeOf does, keeps the same records whoever wrote it.
+func splitBound(where lang.Expr) (rest lang.Expr, bound map[int32]int64) {
+	if b := boundTerms(where); b != nil {
+		return nil, b
+	}
+	if and, ok := where.(*lang.Binary); ok && and.Op == lang.OpAnd {
+		if b := boundTerms(and.R); b != nil {
+			return and.L, b
+		}
+	}
+	return where, nil
+}
+
+// boundTerms reads e as `t OR t ...`, each t `partition = n AND offset <=
+// m` or `partition = n`; nil when e is not of that form. A partition named
+// twice lets through the union of its terms.
+func boundTerms(e lang.Expr) map[int32]int64 {
+	out := map[int32]int64{}
+	var add func(e lang.Expr) bool
+	add = func(e lang.Expr) bool {
+		b, ok := e.(*lang.Binary)
+		if !ok {
+			return false
+		}
+		if b.Op == lang.OpOr {
+			return add(b.L) && add(b.R)
+		}
+		part, last := b, int64(unbounded)
+		if b.Op == lang.OpAnd {
+			off, ok := b.R.(*lang.Binary)
+			if !ok || off.Op != lang.OpLe || !isColumn(off.L, "offset") {
+				return false
+			}
+			m, ok := intLit(off.R)
+			if !ok {
+				return false
+			}
+			if part, ok = b.L.(*lang.Binary); !ok {
+				return false
+			}
+			last = m
+		}
+		if part.Op != lang.OpEq || !isColumn(part.L, "partition") {
+			return false
+		}
+		n, ok := intLit(part.R)
+		if !ok || n < 0 || n > math.MaxInt32 {
+			return false
+		}
+		if had, ok := out[int32(n)]; !ok || last > had {
+			out[int32(n)] = last
+		}
+		return true
+	}
+	if e == nil || !add(e) {
+		return nil
+	}
+	return out
+}
+
+func isColumn(e lang.Expr, name string) bool {
+	c, ok := e.(*lang.Column)
+	return ok && c.Name == name && c.Path == nil
 }
 
 // lastOffset is the last offset of source partition sp the failed INSERT

@@ -9,7 +9,13 @@ type Insert struct {
 	TopicExpr Expr   // INSERT INTO TOPIC expr: the destination per record
 
 	KeepPartition bool // KEEP PARTITION; default PARTITION BY KEY
-	StampNow      bool // TIMESTAMP NOW; default KEEP TIMESTAMP
+	// KeepTimestamp (KEEP TIMESTAMP) writes each source record's timestamp,
+	// StampNow (TIMESTAMP NOW) the time of writing; without either, the
+	// SELECT's timestamp column (SELECT * has one), else the time of
+	// writing. Neither goes with a timestamp column that says otherwise
+	// (the parser refuses it).
+	KeepTimestamp bool
+	StampNow      bool
 
 	Select  *Consume // the source: every clause of SELECT
 	Execute bool     // EXECUTE: write; otherwise print what would be written

@@ -279,6 +279,9 @@ func formatInsert(sb *strings.Builder, in *Insert) {
 	if in.KeepPartition {
 		sb.WriteString(" KEEP PARTITION")
 	}
+	if in.KeepTimestamp {
+		sb.WriteString(" KEEP TIMESTAMP")
+	}
 	if in.StampNow {
 		sb.WriteString(" TIMESTAMP NOW")
 	}

@@ -57,6 +57,7 @@ var statementHelp = []HelpEntry{
 	{"INSERT", "INSERT INTO name | TOPIC expr {option} SELECT ... FROM src {clause} [EXECUTE]\n" +
 		"  option := KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
 		"  the SELECT list maps by name to key, value, headers, timestamp, partition; SELECT * copies key, value, headers, timestamp;\n" +
+		"  KEEP PARTITION and KEEP TIMESTAMP take the source record's without a column, TIMESTAMP NOW the time of writing;\n" +
 		"  without LIMIT the whole range; without EXECUTE a dry run: per destination partition records, bytes, first and last source\n" +
 		"  partition:offset; EXECUTE writes in transactions, and a failure prints the FROM ANCHOR statement that copies the rest\n" +
 		"  (with a WHERE ending each source partition where the original would have: at the ends its read captured, or for\n" +

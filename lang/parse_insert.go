@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -115,6 +116,7 @@ func (ps *parseState) insert(i int) (*Insert, *Error) {
 			i++
 		case isWord(toks[i], "KEEP") && isWord(toks[i+1], "TIMESTAMP"):
 			name = "KEEP TIMESTAMP"
+			in.KeepTimestamp = true
 		case isWord(toks[i], "TIMESTAMP") && isWord(toks[i+1], "NOW"):
 			name = "TIMESTAMP NOW"
 			in.StampNow = true
@@ -157,14 +159,15 @@ func (ps *parseState) insert(i int) (*Insert, *Error) {
 		return nil, ps.errAtToken(i, "INSERT copies what a SELECT reads; this is not a SELECT")
 	}
 	in.Select = c
-	if e := ps.checkInsert(in, i); e != nil {
+	if e := ps.checkInsert(in, i, seen); e != nil {
 		return nil, e
 	}
 	return in, nil
 }
 
-// checkInsert checks what the SELECT of an INSERT may say.
-func (ps *parseState) checkInsert(in *Insert, sel int) *Error {
+// checkInsert checks what the SELECT of an INSERT may say; options are
+// where the head gave each option.
+func (ps *parseState) checkInsert(in *Insert, sel int, options clauses) *Error {
 	c := in.Select
 	if c.Follow {
 		e := ps.errAtToken(sel, "INSERT cannot FOLLOW: it copies a range that ends (up to the end offsets when it starts)")
@@ -193,8 +196,62 @@ func (ps *parseState) checkInsert(in *Insert, sel int) *Error {
 		}
 		seen[name] = true
 	}
-	if seen["partition"] && in.KeepPartition {
-		return ps.errAtToken(sel, "KEEP PARTITION and a partition column cannot both say where a record goes")
+	if k := slices.IndexFunc(c.Projection, func(it SelectItem) bool { return strings.EqualFold(it.Name(), "partition") }); k >= 0 && in.KeepPartition {
+		e := ps.errAtToken(items[k][0], "KEEP PARTITION and a partition column cannot both say where a record goes")
+		ps.underline(e, items[k])
+		if pos, ok := options["KEEP PARTITION"]; ok {
+			e.Hint = fmt.Sprintf("KEEP PARTITION is at %d:%d; drop it, or drop the column", pos.Line, pos.Column)
+		}
+		return e
+	}
+	if e := ps.checkInsertTimestamp(in, options, items); e != nil {
+		return e
+	}
+	if c.HasAggregates() {
+		for _, opt := range []struct{ name, what, hint string }{
+			{"KEEP PARTITION", "partition", "a partition column says an aggregate row's, e.g. SELECT partition, count(*) AS value ... GROUP BY partition"},
+			{"KEEP TIMESTAMP", "timestamp", "a timestamp column says an aggregate row's, e.g. max(timestamp) AS timestamp"},
+		} {
+			if pos, ok := options[opt.name]; ok {
+				e := ps.errAt(pos, "%s keeps each source record's %s, and aggregate rows have no source record", opt.name, opt.what)
+				ps.underline(e, [2]int{ps.tokenAt(pos.Offset), ps.tokenAt(pos.Offset) + 1})
+				e.Hint = "drop " + opt.name + "; " + opt.hint
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// checkInsertTimestamp refuses a SELECT list's timestamp column that
+// TIMESTAMP NOW or KEEP TIMESTAMP would contradict: which one wins would
+// be a rule to remember, and either way one of the two the user wrote
+// would be silently ignored. KEEP TIMESTAMP with the plain timestamp
+// column says the same thing twice, and is let through.
+func (ps *parseState) checkInsertTimestamp(in *Insert, options clauses, items [][2]int) *Error {
+	if !in.KeepTimestamp && !in.StampNow {
+		return nil
+	}
+	for k, it := range in.Select.Projection {
+		if !strings.EqualFold(it.Name(), "timestamp") {
+			continue
+		}
+		opt, msg := "TIMESTAMP NOW", "TIMESTAMP NOW stamps each record with the time of writing, and the SELECT list also gives it a timestamp column"
+		hint := "drop the timestamp column to stamp the time of writing, or drop TIMESTAMP NOW to write the column"
+		if in.KeepTimestamp {
+			if c, ok := it.X.(*Column); ok && c.Name == "timestamp" && c.Path == nil {
+				return nil // the source record's timestamp, as KEEP TIMESTAMP says
+			}
+			opt, msg = "KEEP TIMESTAMP", "KEEP TIMESTAMP keeps each source record's timestamp, and the SELECT list computes another timestamp column"
+			hint = "drop KEEP TIMESTAMP to write the computed timestamp, or drop the column to keep the source's"
+		}
+		e := ps.errAtToken(items[k][0], "%s", msg)
+		ps.underline(e, items[k])
+		if pos, ok := options[opt]; ok {
+			hint = fmt.Sprintf("%s is at %d:%d; %s", opt, pos.Line, pos.Column, hint)
+		}
+		e.Hint = hint
+		return e
 	}
 	return nil
 }
