@@ -382,12 +382,16 @@ func (d *insertDest) add(r *insertRow) *insertDest {
 }
 
 // bytesOf is a column's value as the bytes of a key or value: bytes as
-// they are, text as its UTF-8, a number or boolean as its text.
+// they are, text as its UTF-8, a number or boolean as its text, a JSON
+// path's number, boolean, object or array as its JSON text (as jsonl
+// writes it).
 func bytesOf(v any, what string, at func() string) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
 	case []byte:
+		return x, nil
+	case result.JSON:
 		return x, nil
 	case string:
 		return []byte(x), nil
