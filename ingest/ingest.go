@@ -130,10 +130,11 @@ type Reader struct {
 	br   *bufio.Reader
 	line int // lines consumed so far
 
-	head bool       // csv/tsv: header row read
-	bom  bool       // the start was looked at for a byte order mark
-	crlf bool       // the last line read ended in \r\n, not \n
-	arr  *jsonArray // FORMAT json
+	head   bool       // csv/tsv: header row read
+	bom    bool       // the start was looked at for a byte order mark
+	bomLen int        // the bytes of the one skipped there
+	crlf   bool       // the last line read ended in \r\n, not \n
+	arr    *jsonArray // FORMAT json
 }
 
 // NewReader reads r in format f; name is what errors call the input (a
@@ -153,7 +154,7 @@ func (r *Reader) Line() int { return r.line }
 func (r *Reader) Next() (*Record, error) {
 	if !r.bom {
 		r.bom = true
-		skipBOM(r.br)
+		r.bomLen = skipBOM(r.br)
 	}
 	switch r.f {
 	case JSONL:

@@ -98,7 +98,7 @@ func TestBadInputNamesLineColumnAndField(t *testing.T) {
 		{Lines, "k1:v1\nnokey\n", `in.lines:2:1: key: no key delimiter ":"`},
 		{JSON, "[\n{\"value\":\"a\"},\n\n  {\"valeu\":\"b\"}\n]\n", `in.json:4:2: valeu: unknown field`},
 		{JSON, "{\"value\":\"a\"}\n", `in.json:1:1: FORMAT json is one array`},
-		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2: `},
+		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2:1: the input ends inside the record that starts here`},
 	} {
 		r := NewReader(strings.NewReader(c.in), "in."+c.f.String(), c.f, Options{KeyDelimiter: ":"})
 		var err error

@@ -1,0 +1,91 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kql-dev/kql/render"
+	"github.com/kql-dev/kql/result"
+)
+
+// readJSON reads every record of in as FORMAT json, through Scan as the
+// import does, and returns the keys read and the error that ended it.
+func readJSON(t *testing.T, in string) ([]string, error) {
+	t.Helper()
+	var keys []string
+	err := Scan(context.Background(), strings.NewReader(in), "in.json", JSON, Options{}, ScanConfig{Parallel: true, KeepBytes: true}, func(b *Batch) error {
+		for _, r := range b.Records {
+			keys = append(keys, string(r.Key))
+		}
+		return nil
+	})
+	return keys, err
+}
+
+// kql --format json writes one array per statement, so the output of
+// several SELECTs is several arrays one after the other: every one of them
+// is read, whatever whitespace is between and after them.
+func TestJSONSuccessiveArraysAreAllRead(t *testing.T) {
+	var two bytes.Buffer
+	for _, recs := range [][]result.Record{awkward[:2], awkward[2:]} {
+		_, err := render.Render(&two, &recordSlice{recs: recs}, render.Options{Format: render.JSON})
+		require.NoError(t, err)
+	}
+	require.Equal(t, 2, strings.Count(two.String(), "\n]\n"), "two arrays: %s", two.String())
+	keys, err := readJSON(t, two.String())
+	require.NoError(t, err)
+	require.Len(t, keys, len(awkward), "the records of both arrays")
+
+	for in, want := range map[string][]string{
+		`[{"key":"a"}][{"key":"b"}]`:                                         {"a", "b"},
+		"[{\"key\":\"a\"}]\n\n  [ {\"key\":\"b\"} ,{\"key\":\"c\"}]\n\t\r\n": {"a", "b", "c"},
+		"[]\n[{\"key\":\"a\"}]\n[]":                                          {"a"},
+		"[]":                                                                 nil,
+		"":                                                                   nil,
+		" \n":                                                                nil,
+	} {
+		keys, err := readJSON(t, in)
+		require.NoError(t, err, "%q", in)
+		require.Equal(t, want, keys, "%q", in)
+	}
+}
+
+// Anything but whitespace or another array after a closing ] is an error
+// naming where it is and what it is: it used to be ignored, and the
+// records it held were lost with exit 0.
+func TestJSONAnythingElseAfterTheArrayIsAnError(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`[{"key":"a","value":"1"}] junk`, `in.json:1:27: "junk" after the array that ends at 1:25`},
+		{"[{\"key\":\"a\"}]\n{\"key\":\"b\"}\n", `in.json:2:1: "{\"key\":\"b\"}" after the array that ends at 1:13`},
+		{`[{"key":"a"}],[{"key":"b"}]`, `in.json:1:14: ",[{\"key\":\"b\"}]" after the array that ends at 1:13`},
+		{`[{"key":"a"}]]`, `in.json:1:14: "]" after the array that ends at 1:13`},
+		{"[{\"key\":\"a\"}]\n[{\"key\":\"b\"}", `in.json:2:13: the input ends inside the array that starts at 2:1`},
+		{`[{"key":"a"}] [`, `in.json:1:16: the input ends inside the array that starts at 1:15`},
+		{`[{"key":"a"} {"key":"b"}]`, `in.json:1:14: "{\"key\":\"b\"}]" where a , or the ] that closes the array belongs, after the record at 1:2`},
+		{`[{"key":"a"},]`, `in.json:1:14: a ] right after a , (JSON has no trailing comma): a record was expected`},
+		{`[{"key":"a"},`, `in.json:1:14: the input ends inside the array that starts at 1:1`},
+		{"[{\"key\":\"a\"},\n{\"key\":", `in.json:2:1: the input ends inside the record that starts here`},
+	} {
+		keys, err := readJSON(t, c.in)
+		var ie *Error
+		require.True(t, errors.As(err, &ie), "%q: %v", c.in, err)
+		require.Contains(t, err.Error(), c.want, "%q", c.in)
+		require.Contains(t, err.Error(), "FORMAT json", "%q: the error says what the format is", c.in)
+		_ = keys
+	}
+	// A Reader stops there too.
+	r := NewReader(strings.NewReader(`[{"key":"a"}] junk`), "in.json", JSON, Options{})
+	_, err := r.Next()
+	require.NoError(t, err)
+	_, err = r.Next()
+	require.ErrorContains(t, err, `in.json:1:15: "junk"`)
+	_, err = r.Next()
+	require.Error(t, err, "the error is not forgotten")
+	require.NotErrorIs(t, err, io.EOF)
+}
