@@ -66,27 +66,30 @@ type Record struct {
 // Columns is where each of a record's fields starts in its input line, from
 // 1 (0: the input does not give the field): a mistake found only after the
 // record was read (a partition the target lacks, a value its schema
-// refuses) is reported there.
+// refuses) is reported there. A record that spans lines (a csv field with
+// a line break, a pretty-printed json record) may have a field on a later
+// line than its first: its *Line is how many lines later.
 type Columns struct {
-	Partition, Timestamp, Key, Value int32
+	Partition, Timestamp, Key, Value                 int32
+	PartitionLine, TimestampLine, KeyLine, ValueLine int32
 }
 
 // FieldError is a mistake in field ("partition", "timestamp", "key" or
 // "value") of rec, found after it was read from the input called name: it
 // names the line, and the column when the input has one.
 func FieldError(name string, rec *Record, field, msg string) *Error {
-	var col int32
+	var col, line int32
 	switch field {
 	case "partition":
-		col = rec.Cols.Partition
+		col, line = rec.Cols.Partition, rec.Cols.PartitionLine
 	case "timestamp":
-		col = rec.Cols.Timestamp
+		col, line = rec.Cols.Timestamp, rec.Cols.TimestampLine
 	case "key":
-		col = rec.Cols.Key
+		col, line = rec.Cols.Key, rec.Cols.KeyLine
 	case "value":
-		col = rec.Cols.Value
+		col, line = rec.Cols.Value, rec.Cols.ValueLine
 	}
-	return &Error{File: name, Line: rec.Line, Column: int(col), Field: field, Msg: msg}
+	return &Error{File: name, Line: rec.Line + int(line), Column: int(col), Field: field, Msg: msg}
 }
 
 // Error is a record the input holds that cannot be read: where it is and
@@ -166,7 +169,7 @@ func (r *Reader) Next() (*Record, error) {
 			if strings.TrimSpace(string(line)) == "" {
 				continue // a blank line (a trailing newline, say) holds no record
 			}
-			return r.jsonRecord(line, n, 0)
+			return r.jsonRecord(line, origin{n, 1})
 		}
 	case JSON:
 		return r.nextJSON()

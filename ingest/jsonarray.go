@@ -254,7 +254,7 @@ func (r *Reader) jsonElement() (*Record, error) {
 	}
 	a.state = jsonAfter
 	r.line = a.line
-	rec, err := r.jsonRecord(elem, start[0], 0)
+	rec, err := r.jsonRecord(elem, origin{start[0], start[1]})
 	if err != nil {
 		a.state, a.err = jsonFailed, err
 		return nil, err

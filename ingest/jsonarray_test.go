@@ -89,3 +89,30 @@ func TestJSONAnythingElseAfterTheArrayIsAnError(t *testing.T) {
 	require.Error(t, err, "the error is not forgotten")
 	require.NotErrorIs(t, err, io.EOF)
 }
+
+// Positions in FORMAT json are the input's line and column: they used to
+// be counted from the start of the record, so a record that did not start
+// at column 1, or spanned lines (pretty-printed), was misplaced.
+func TestJSONErrorPositionsAreTheInputs(t *testing.T) {
+	pretty := `[
+  {
+    "key": "a"
+  },
+  {
+    "key": "b",
+    "vaue": "1"
+  }
+]
+`
+	for _, c := range []struct{ in, want string }{
+		{"[{\"key\":\"a\"}, {\"key\":\"b\",\"vaue\":\"1\"}]\n", `in.json:1:26: vaue: unknown field "vaue"`},
+		{pretty, `in.json:7:5: vaue: unknown field "vaue"`},
+		{"[{\"key\":\"a\"},\n  {\"key\":\n \"b\",,}]", `in.json:3:6: not a JSON object: invalid character ','`},
+		{"[\n  {\"key\":\"a\"},\n  {\"key\":\"b\",\n   \"value\":\"x'0'\"}]", `in.json:4:4: value: x'0' is not a hex literal`},
+		{"[\n  {\"key\":\"a\"},\n  1]", `in.json:3:3: not a JSON object of a record`},
+		{"\xEF\xBB\xBF[{\"key\":\"a\"}, {\"vaue\":\"1\"}]", `in.json:1:16: vaue:`}, // a byte order mark is no column
+	} {
+		_, err := readJSON(t, c.in)
+		require.ErrorContains(t, err, c.want, "%q", c.in)
+	}
+}
