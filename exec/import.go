@@ -120,8 +120,8 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		defer spill.Close()
 		mp := local
 		mp.stampLater = true
-		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, line int) error {
-			spill.add(rec, line)
+		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, at importPos) error {
+			spill.add(rec, at)
 			return nil
 		})
 		in.Close()
@@ -149,23 +149,21 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	}
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
-	committedLine := 0
-	var timer *streamCommitter // a stream's commit on time alone
+	var done importCommitted           // how far the input is committed
+	var timer *streamCommitter         // a stream's commit on time alone
 	if stream {
 		timer = startStreamCommitter(ctx, w, streamTxnAge, failRead)
 	}
-	write := func(rec *kafka.OutRecord, line int) error {
-		var committed bool
+	write := func(rec *kafka.OutRecord, at importPos) error {
 		var err error
 		if timer != nil {
-			committed, err = timer.write(ctx, rec, line)
+			err = timer.write(ctx, rec, at)
 		} else {
+			var committed bool
 			committed, err = w.Write(ctx, rec)
+			done.wrote(at, committed)
 		}
 		prog.Wrote(rec.Size())
-		if committed {
-			committedLine = line
-		}
 		return err
 	}
 	if spill != nil {
@@ -175,13 +173,11 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		prog.Begin(0, fileSize(src.File, stream))
 		mp := local
 		// The producer sends a record's bytes after Write returns: KeepBytes.
-		err = s.eachImported(readCtx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
-			return write(rec, line)
-		})
+		err = s.eachImported(readCtx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, write)
 	}
 	if timer != nil {
-		line, terr := timer.close()
-		committedLine = line
+		var terr error
+		done, terr = timer.close()
 		if terr != nil {
 			err = terr // the read ended because of it
 		}
@@ -194,6 +190,7 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 			err = fmt.Errorf("cancelled: %w", err)
 		}
 		where := "nothing was committed"
+		committedLine := done.last.endLine
 		var unknown *kafka.CommitUnknownError
 		if errors.As(err, &unknown) {
 			where = fmt.Sprintf("input lines 1-%d were committed (%s); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
@@ -223,10 +220,37 @@ func importWriterConfig(stream bool) kafka.WriterConfig {
 	return cfg
 }
 
+// importPos is where a record was in the input: the lines it starts and
+// ends on (a csv value with a line break, a pretty-printed json record span
+// several).
+type importPos struct{ line, endLine int }
+
+func importPosOf(in *ingest.Record) importPos { return importPos{in.Line, in.LastLine()} }
+
+// importCommitted is how far an import's input is committed: what is
+// after the last line of the last record committed is what a resume
+// feeds again.
+type importCommitted struct {
+	written importPos // the last record given to the writer
+	last    importPos // the last record committed; line 0: none
+}
+
+// wrote notes the record at given to the writer; committed: its Write
+// committed the transaction, the record in it.
+func (c *importCommitted) wrote(at importPos, committed bool) {
+	c.written = at
+	if committed {
+		c.last = at
+	}
+}
+
+// commit notes a commit of everything written so far.
+func (c *importCommitted) commit() { c.last = c.written }
+
 // eachImported reads every record of in, maps it onto a record of t and
-// hands it to fn with its input line. The record fn gets is reused for the
-// next one: fn must not keep it (the writer copies it).
-func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, in io.Reader, name string, format ingest.Format, opt ingest.Options, cfg ingest.ScanConfig, m *importMapper, fn func(*kafka.OutRecord, int) error) error {
+// hands it to fn with where it was in the input. The record fn gets is
+// reused for the next one: fn must not keep it (the writer copies it).
+func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, in io.Reader, name string, format ingest.Format, opt ingest.Options, cfg ingest.ScanConfig, m *importMapper, fn func(*kafka.OutRecord, importPos) error) error {
 	var out kafka.OutRecord
 	return ingest.Scan(ctx, in, name, format, opt, cfg, func(b *ingest.Batch) error {
 		for i := range b.Records {
@@ -234,7 +258,7 @@ func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.T
 			if err := s.importedRecord(ctx, st, t, name, in, m, &out); err != nil {
 				return err
 			}
-			if err := fn(&out, in.Line); err != nil {
+			if err := fn(&out, importPosOf(in)); err != nil {
 				return err
 			}
 		}

@@ -50,7 +50,7 @@ type importSpill struct {
 	inMem   int
 	f       *os.File // the spill file once over the budget
 	cur     []byte
-	last    int // the line of the last record added
+	last    int // the first line of the last record added
 	records int64
 	err     error // the spill failed: it is dropped
 	made    int   // blocks allocated to read the file into (tests)
@@ -58,13 +58,13 @@ type importSpill struct {
 
 func newImportSpill() *importSpill { return &importSpill{cur: make([]byte, 0, spillBlock)} }
 
-// add appends rec, read from input line line. A zero Timestamp means the
+// add appends rec, read at at in the input. A zero Timestamp means the
 // time of writing.
-func (s *importSpill) add(rec *kafka.OutRecord, line int) {
+func (s *importSpill) add(rec *kafka.OutRecord, at importPos) {
 	if s.err != nil {
 		return
 	}
-	need := 40 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
+	need := 56 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
 	for _, h := range rec.Headers {
 		need += 20 + len(h.Key) + len(h.Value)
 	}
@@ -72,8 +72,9 @@ func (s *importSpill) add(rec *kafka.OutRecord, line int) {
 		s.seal() // a block is never reallocated by growing past its size
 	}
 	b := s.cur
-	b = binary.AppendUvarint(b, uint64(line-s.last))
-	s.last = line
+	b = binary.AppendUvarint(b, uint64(at.line-s.last))
+	b = binary.AppendUvarint(b, uint64(at.endLine-at.line))
+	s.last = at.line
 	b = binary.AppendUvarint(b, uint64(rec.Partition))
 	var flags byte
 	if rec.Key != nil {
@@ -185,15 +186,15 @@ func (s *importSpill) Close() {
 	s.blocks = nil
 }
 
-// each hands fn every record added (of topic), in order, with its input
-// line. The record is reused for the next one; its Key, Value and header
+// each hands fn every record added (of topic), in order, with where it
+// was in the input. The record is reused for the next one; its Key, Value and header
 // Values stay valid after fn returns (a producer sends them later) until
 // answered says the producer is done with them: answered() is how many of
 // the records handed out so far, counted from the first, are no longer
 // read (kafka.Writer.Answered). A block read from the file is read into
 // again once every record of it is, not at the transaction's commit, so
 // the spill's memory is that of the records in flight.
-func (s *importSpill) each(ctx context.Context, topic string, answered func() int64, fn func(*kafka.OutRecord, int) error) error {
+func (s *importSpill) each(ctx context.Context, topic string, answered func() int64, fn func(*kafka.OutRecord, importPos) error) error {
 	d := spillDecoder{topic: topic, keys: map[string]string{}}
 	if s.f == nil {
 		for _, blk := range s.blocks {
@@ -256,14 +257,14 @@ const maxFreeSpillBlocks = 16
 type spillDecoder struct {
 	topic  string
 	rec    kafka.OutRecord
-	line   int
+	at     importPos
 	keys   map[string]string // header keys, one string each
 	handed int64             // records handed to fn
 }
 
 var errSpillCorrupt = errors.New("the import's spill of checked records is corrupt")
 
-func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) error) error {
+func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, importPos) error) error {
 	bad := false // b ended inside a record: the spill is corrupt
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -287,7 +288,8 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d.line += int(uv())
+		d.at.line += int(uv())
+		d.at.endLine = d.at.line + int(uv())
 		r := &d.rec
 		r.Partition = int32(uv())
 		var flags byte
@@ -331,7 +333,7 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 			return errSpillCorrupt
 		}
 		d.handed++
-		if err := fn(r, d.line); err != nil {
+		if err := fn(r, d.at); err != nil {
 			return err
 		}
 	}

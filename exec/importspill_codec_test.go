@@ -59,7 +59,7 @@ func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
 			s := newImportSpill()
 			defer s.Close()
 			for i := range want {
-				s.add(&want[i], 3*i+1)
+				s.add(&want[i], importPos{3*i + 1, 3*i + 1 + i%3})
 			}
 			require.NoError(t, s.finish())
 			require.Equal(t, budget < 1<<20, s.f != nil, "spilled to a file")
@@ -77,8 +77,8 @@ func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
 			i := 0
 			var answered int64
 			before := time.Now()
-			err = s.each(context.Background(), "dst", func() int64 { return answered }, func(r *kafka.OutRecord, line int) error {
-				require.Equal(t, 3*i+1, line)
+			err = s.each(context.Background(), "dst", func() int64 { return answered }, func(r *kafka.OutRecord, at importPos) error {
+				require.Equal(t, importPos{3*i + 1, 3*i + 1 + i%3}, at)
 				since = append(since, held{kafka.OutRecord{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value,
 					Headers: append([]kafka.Header(nil), r.Headers...), Timestamp: r.Timestamp}, i})
 				i++
@@ -125,14 +125,14 @@ func TestSpillRereadsAnsweredBlocks(t *testing.T) {
 	const n = 100000
 	for i := 0; i < n; i++ {
 		v := fmt.Sprintf("value %d, with some text to make it about a hundred bytes long, as the bench's records are", i)
-		s.add(&kafka.OutRecord{Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(v)}, i+1)
+		s.add(&kafka.OutRecord{Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(v)}, importPos{i + 1, i + 1})
 	}
 	require.NoError(t, s.finish())
 	require.NotNil(t, s.f, "spilled to a file")
 	var handed int64
-	err := s.each(context.Background(), "dst", func() int64 { return max(0, handed-1000) }, func(r *kafka.OutRecord, line int) error {
+	err := s.each(context.Background(), "dst", func() int64 { return max(0, handed-1000) }, func(r *kafka.OutRecord, at importPos) error {
 		handed++
-		require.Equal(t, int(handed), line)
+		require.Equal(t, int(handed), at.line)
 		return nil
 	})
 	require.NoError(t, err)

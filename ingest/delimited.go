@@ -47,7 +47,11 @@ func (r *Reader) nextDelimited(sep byte) (*Record, error) {
 				continue
 			}
 		}
-		return r.delimitedRecord(fields, n)
+		rec, err := r.delimitedRecord(fields, n)
+		if err == nil {
+			rec.EndLine = r.line
+		}
+		return rec, err
 	}
 }
 

@@ -55,6 +55,7 @@ func (f Format) String() string {
 // zero when the input does not give them.
 type Record struct {
 	Line      int // the input line the record starts on, from 1
+	EndLine   int // the line it ends on, when after Line (0: Line)
 	Partition int32
 	Timestamp time.Time
 	Key       []byte // nil: NULL
@@ -62,6 +63,11 @@ type Record struct {
 	Headers   []result.Header
 	Cols      Columns // where its fields are in the line
 }
+
+// LastLine is the input line the record ends on: after Line for a csv
+// record with a quoted line break or a json record that spans lines. The
+// input after it holds none of the record.
+func (r *Record) LastLine() int { return max(r.Line, r.EndLine) }
 
 // Columns is where each of a record's fields starts in its input line, from
 // 1 (0: the input does not give the field): a mistake found only after the

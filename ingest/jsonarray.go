@@ -259,5 +259,6 @@ func (r *Reader) jsonElement() (*Record, error) {
 		a.state, a.err = jsonFailed, err
 		return nil, err
 	}
+	rec.EndLine = a.line // the element ends with a bracket, not a line break
 	return rec, nil
 }

@@ -116,3 +116,32 @@ func TestJSONErrorPositionsAreTheInputs(t *testing.T) {
 		require.ErrorContains(t, err, c.want, "%q", c.in)
 	}
 }
+
+// A record knows the line it ends on as well as the one it starts on: an
+// import's "input lines 1-N were committed" needs N to be the last line of
+// the last record committed, or the resume starts inside it.
+func TestRecordsKnowTheirLastLine(t *testing.T) {
+	for _, c := range []struct {
+		f     Format
+		in    string
+		lines [][2]int // first and last line of each record
+	}{
+		{JSON, "[\n  {\n    \"key\": \"a\"\n  },\n  {\"key\": \"b\"},\n  {\n\"key\": \"c\"}\n]\n", [][2]int{{2, 4}, {5, 5}, {6, 7}}},
+		{CSV, "partition,offset,timestamp,key,value,headers\n,,,a,\"1\n2\n3\",\n,,,b,2,\n,,,c,\"x\r\ny\",\n", [][2]int{{2, 4}, {5, 5}, {6, 7}}},
+		{JSONL, "{\"key\":\"a\"}\n\n{\"key\":\"b\"}\n", [][2]int{{1, 1}, {3, 3}}},
+		{TSV, "\\N\t\\N\t\\N\ta\t1\t\n", [][2]int{{1, 1}}},
+		{Lines, "a\nb\n", [][2]int{{1, 1}, {2, 2}}},
+	} {
+		for _, parallel := range []bool{false, true} {
+			var got [][2]int
+			err := Scan(context.Background(), strings.NewReader(c.in), "in", c.f, Options{}, ScanConfig{Parallel: parallel}, func(b *Batch) error {
+				for _, r := range b.Records {
+					got = append(got, [2]int{r.Line, r.LastLine()})
+				}
+				return nil
+			})
+			require.NoError(t, err, "%s %q", c.f, c.in)
+			require.Equal(t, c.lines, got, "%s %q parallel=%v", c.f, c.in, parallel)
+		}
+	}
+}
