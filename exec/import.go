@@ -189,14 +189,8 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled: %w", err)
 		}
-		where := "nothing was committed"
-		committedLine := done.last.endLine
 		var unknown *kafka.CommitUnknownError
-		if errors.As(err, &unknown) {
-			where = fmt.Sprintf("input lines 1-%d were committed (%s); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
-		} else if committedLine > 0 {
-			where = fmt.Sprintf("input lines 1-%d were committed (%s); resume with the lines after %d", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
-		}
+		where := done.resumeText(format, src.File, stream, countTransactions(w.Transactions(), "", ""), errors.As(err, &unknown))
 		return nil, fmt.Errorf("%w; %s", err, where) // the shell names the statement
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
@@ -219,33 +213,6 @@ func importWriterConfig(stream bool) kafka.WriterConfig {
 	}
 	return cfg
 }
-
-// importPos is where a record was in the input: the lines it starts and
-// ends on (a csv value with a line break, a pretty-printed json record span
-// several).
-type importPos struct{ line, endLine int }
-
-func importPosOf(in *ingest.Record) importPos { return importPos{in.Line, in.LastLine()} }
-
-// importCommitted is how far an import's input is committed: what is
-// after the last line of the last record committed is what a resume
-// feeds again.
-type importCommitted struct {
-	written importPos // the last record given to the writer
-	last    importPos // the last record committed; line 0: none
-}
-
-// wrote notes the record at given to the writer; committed: its Write
-// committed the transaction, the record in it.
-func (c *importCommitted) wrote(at importPos, committed bool) {
-	c.written = at
-	if committed {
-		c.last = at
-	}
-}
-
-// commit notes a commit of everything written so far.
-func (c *importCommitted) commit() { c.last = c.written }
 
 // eachImported reads every record of in, maps it onto a record of t and
 // hands it to fn with where it was in the input. The record fn gets is

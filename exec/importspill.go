@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kql-dev/kql/ingest"
 	"github.com/kql-dev/kql/kafka"
 )
 
@@ -40,9 +41,11 @@ const spillBlock = 256 << 10
 
 // record flags
 const (
-	spillKey   = 1 << iota // the key is not NULL
-	spillValue             // the value is not NULL
-	spillTime              // the record has a timestamp (else: the time of writing)
+	spillKey       = 1 << iota // the key is not NULL
+	spillValue                 // the value is not NULL
+	spillTime                  // the record has a timestamp (else: the time of writing)
+	spillSpan                  // the record has a FORMAT json span (where its bytes are in the input)
+	spillLineStart             // that span starts its line
 )
 
 type importSpill struct {
@@ -50,7 +53,8 @@ type importSpill struct {
 	inMem   int
 	f       *os.File // the spill file once over the budget
 	cur     []byte
-	last    int // the first line of the last record added
+	last    int   // the first line of the last record added
+	lastEnd int64 // the end of its span
 	records int64
 	err     error // the spill failed: it is dropped
 	made    int   // blocks allocated to read the file into (tests)
@@ -64,7 +68,7 @@ func (s *importSpill) add(rec *kafka.OutRecord, at importPos) {
 	if s.err != nil {
 		return
 	}
-	need := 56 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
+	need := 96 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
 	for _, h := range rec.Headers {
 		need += 20 + len(h.Key) + len(h.Value)
 	}
@@ -77,6 +81,12 @@ func (s *importSpill) add(rec *kafka.OutRecord, at importPos) {
 	s.last = at.line
 	b = binary.AppendUvarint(b, uint64(rec.Partition))
 	var flags byte
+	if at.span != (ingest.Span{}) {
+		flags |= spillSpan
+		if at.span.LineStart {
+			flags |= spillLineStart
+		}
+	}
 	if rec.Key != nil {
 		flags |= spillKey
 	}
@@ -87,6 +97,14 @@ func (s *importSpill) add(rec *kafka.OutRecord, at importPos) {
 		flags |= spillTime
 	}
 	b = append(b, flags)
+	if flags&spillSpan != 0 {
+		// Offsets only grow: each after the last record's end.
+		b = binary.AppendUvarint(b, uint64(at.span.Offset-s.lastEnd))
+		b = binary.AppendUvarint(b, uint64(at.span.End-at.span.Offset))
+		b = binary.AppendUvarint(b, uint64(at.span.Col))
+		b = binary.AppendUvarint(b, uint64(at.span.EndCol))
+		s.lastEnd = at.span.End
+	}
 	if flags&spillTime != 0 {
 		b = binary.AppendVarint(b, rec.Timestamp.UnixMilli()) // what Kafka keeps
 	}
@@ -258,6 +276,7 @@ type spillDecoder struct {
 	topic  string
 	rec    kafka.OutRecord
 	at     importPos
+	end    int64             // the last span's end
 	keys   map[string]string // header keys, one string each
 	handed int64             // records handed to fn
 }
@@ -298,6 +317,15 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		}
 		r.Topic = d.topic
 		r.Key, r.Value, r.Headers = nil, nil, r.Headers[:0]
+		d.at.span = ingest.Span{}
+		if flags&spillSpan != 0 {
+			sp := &d.at.span
+			sp.Offset = d.end + int64(uv())
+			sp.End = sp.Offset + int64(uv())
+			sp.Col, sp.EndCol = int32(uv()), int32(uv())
+			sp.LineStart = flags&spillLineStart != 0
+			d.end = sp.End
+		}
 		if flags&spillTime != 0 {
 			ms, n := binary.Varint(b)
 			if n <= 0 {

@@ -62,6 +62,19 @@ type Record struct {
 	Value     []byte // nil: NULL (a tombstone)
 	Headers   []result.Header
 	Cols      Columns // where its fields are in the line
+	Span      Span    // FORMAT json: where its bytes are
+}
+
+// Span is where a FORMAT json record's bytes are in the input, for an
+// import's resume after it: the rest of an array is an array again with a
+// [ before it, from the next record's first byte (or line, when only
+// whitespace comes before the record on it) on.
+type Span struct {
+	Offset    int64 // its first byte, from 0, a byte order mark counted (as tail -c counts)
+	End       int64 // the byte after its last
+	Col       int32 // the column of its first byte, on its Line
+	EndCol    int32 // the column of its last byte, on its LastLine
+	LineStart bool  // only whitespace comes before it on its first line
 }
 
 // LastLine is the input line the record ends on: after Line for a csv

@@ -40,6 +40,7 @@ type jsonArray struct {
 	off       int64 // bytes consumed, a byte order mark included
 	line      int   // the line of the next byte, from 1
 	lineStart int64 // the offset where that line starts
+	blank     bool  // only whitespace so far on that line
 	arrays    int   // arrays opened
 	openAt    [2]int
 	closeAt   [2]int // where the last ] is
@@ -49,23 +50,36 @@ type jsonArray struct {
 }
 
 func newJSONArray(bomLen int) *jsonArray {
-	return &jsonArray{off: int64(bomLen), line: 1, lineStart: int64(bomLen)}
+	return &jsonArray{off: int64(bomLen), line: 1, lineStart: int64(bomLen), blank: true}
 }
 
 // pos is the line and column of the next byte.
 func (a *jsonArray) pos() [2]int { return [2]int{a.line, int(a.off-a.lineStart) + 1} }
 
-// consume moves past n bytes of br, whose text is b.
-func (a *jsonArray) consume(br *bufio.Reader, b []byte) {
+// consume moves past the next len(b) bytes of br, whose text is b; space:
+// b is whitespace.
+func (a *jsonArray) consume(br *bufio.Reader, b []byte, space bool) {
 	if k := bytes.LastIndexByte(b, '\n'); k >= 0 {
 		a.line += bytes.Count(b, []byte{'\n'})
 		a.lineStart = a.off + int64(k) + 1
+		a.blank = space || isAllSpace(b[k+1:])
+	} else if !space && len(b) > 0 {
+		a.blank = false
 	}
 	a.off += int64(len(b))
 	br.Discard(len(b))
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isAllSpace(b []byte) bool {
+	for _, c := range b {
+		if !isJSONSpace(c) {
+			return false
+		}
+	}
+	return true
+}
 
 // skipSpace consumes whitespace and returns the next byte, not consumed.
 func (a *jsonArray) skipSpace(br *bufio.Reader) (byte, error) {
@@ -78,7 +92,7 @@ func (a *jsonArray) skipSpace(br *bufio.Reader) (byte, error) {
 		for i < len(buf) && isJSONSpace(buf[i]) {
 			i++
 		}
-		a.consume(br, buf[:i])
+		a.consume(br, buf[:i], true)
 		if i < len(buf) {
 			return buf[i], nil
 		}
@@ -160,7 +174,7 @@ func (a *jsonArray) readElement(br *bufio.Reader) ([]byte, error) {
 			}
 		}
 		a.elem = append(a.elem, buf[:n]...)
-		a.consume(br, buf[:n])
+		a.consume(br, buf[:n], false)
 		if done {
 			return a.elem, nil
 		}
@@ -203,19 +217,19 @@ func (r *Reader) nextJSON() (*Record, error) {
 			}
 			a.openAt = a.pos()
 			a.arrays++
-			a.consume(r.br, []byte{c})
+			a.consume(r.br, []byte{c}, false)
 			a.state = jsonOpened
 			continue
 		case jsonAfter:
 			switch {
 			case eof:
 			case c == ',':
-				a.consume(r.br, []byte{c})
+				a.consume(r.br, []byte{c}, false)
 				a.state = jsonComma
 				continue
 			case c == ']':
 				a.closeAt = a.pos()
-				a.consume(r.br, []byte{c})
+				a.consume(r.br, []byte{c}, false)
 				a.state = jsonOutside
 				continue
 			default:
@@ -226,7 +240,7 @@ func (r *Reader) nextJSON() (*Record, error) {
 			case eof:
 			case c == ']' && a.state == jsonOpened:
 				a.closeAt = a.pos()
-				a.consume(r.br, []byte{c})
+				a.consume(r.br, []byte{c}, false)
 				a.state = jsonOutside
 				continue
 			case c == ']':
@@ -245,6 +259,7 @@ func (r *Reader) jsonElement() (*Record, error) {
 	a := r.arr
 	start := a.pos()
 	a.lastAt = start
+	span := Span{Offset: a.off, Col: int32(start[1]), LineStart: a.blank}
 	elem, err := a.readElement(r.br)
 	if err == io.EOF {
 		return nil, r.jsonError(start, "the input ends inside the record that starts here (the array is not closed): "+jsonFormatIs)
@@ -260,5 +275,8 @@ func (r *Reader) jsonElement() (*Record, error) {
 		return nil, err
 	}
 	rec.EndLine = a.line // the element ends with a bracket, not a line break
+	span.End = a.off
+	span.EndCol = int32(a.off - a.lineStart)
+	rec.Span = span
 	return rec, nil
 }

@@ -145,3 +145,27 @@ func TestRecordsKnowTheirLastLine(t *testing.T) {
 		}
 	}
 }
+
+// A FORMAT json record knows its bytes in the input (a byte order mark
+// counted, as tail -c counts it), the column its last byte is at, and
+// whether it starts its line: what an import's resume after it needs,
+// since the rest of an array is an array again only with a [ before it.
+func TestJSONRecordsKnowTheirSpan(t *testing.T) {
+	in := "\xEF\xBB\xBF[\n  {\"key\":\"a\"},\n  {\"key\":\"b\"}, {\"key\":\n\"c\"}\n]\n[ {\"key\":\"d\"}\n]"
+	var got []Span
+	err := Scan(context.Background(), strings.NewReader(in), "in.json", JSON, Options{}, ScanConfig{}, func(b *Batch) error {
+		for _, r := range b.Records {
+			got = append(got, r.Span)
+			require.Equal(t, "{", in[r.Span.Offset:r.Span.Offset+1], "%s starts at its offset", r.Key)
+			require.Equal(t, "}", in[r.Span.End-1:r.Span.End], "%s ends before its end", r.Key)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []Span{
+		{Offset: 7, End: 18, Col: 3, EndCol: 13, LineStart: true},
+		{Offset: 22, End: 33, Col: 3, EndCol: 13, LineStart: true},
+		{Offset: 35, End: 47, Col: 16, EndCol: 4, LineStart: false},
+		{Offset: 52, End: 63, Col: 3, EndCol: 13, LineStart: false},
+	}, got)
+}
