@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/kql-dev/kql/ingest"
@@ -83,6 +84,13 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 			if s.Stdin == nil {
 				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, but kql reads its statements from there (the interactive shell, or a script given as -f -): run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or kql -f script.sql < records.jsonl, or use FROM FILE")
 			}
+			// Read to its end (or abandoned part way) by one statement, it
+			// has nothing for a second: that one imported nothing, with
+			// success.
+			if sameReader(s.stdinRead, s.Stdin) {
+				return nil, "", fmt.Errorf("kql's standard input was already read by an earlier statement of this run (%s), and it can be read only once: nothing was written; import another input with FROM FILE 'path', or in another run of kql", s.stdinReadBy)
+			}
+			s.stdinRead, s.stdinReadBy = s.Stdin, lang.Format(st)
 			return newCtxReader(readCtx, s.Stdin), "stdin", nil
 		}
 		if stream {
@@ -199,6 +207,12 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		res.Warns = append(res.Warns, warn)
 	}
 	return res, nil
+}
+
+// sameReader reports whether a and b are the same reader (a reader of a
+// type that cannot be compared is never the same).
+func sameReader(a, b io.Reader) bool {
+	return a != nil && reflect.TypeOf(a).Comparable() && reflect.TypeOf(a) == reflect.TypeOf(b) && a == b
 }
 
 // importWriterConfig sizes an import's transactions: a file's (checked
