@@ -193,12 +193,14 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	if err == nil {
 		err = w.Commit(ctx)
 	}
+	var unknown *kafka.CommitUnknownError
+	isUnknown := errors.As(err, &unknown)
+	endProgress(prog, w, isUnknown)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled: %w", err)
 		}
-		var unknown *kafka.CommitUnknownError
-		where := done.resumeText(format, src.File, stream, countTransactions(w.Transactions(), "", ""), errors.As(err, &unknown))
+		where := done.resumeText(format, src.File, stream, countTransactions(w.Transactions(), "", ""), isUnknown)
 		return nil, fmt.Errorf("%w; %s", err, where) // the shell names the statement
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
@@ -207,6 +209,20 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		res.Warns = append(res.Warns, warn)
 	}
 	return res, nil
+}
+
+// endProgress tells the shell's summary (result.MoveProgress) what of the
+// records given to w is committed, once the statement is done with it:
+// unknown, the rest is in a transaction whose commit got no answer; else it
+// was aborted. The summary counted every record given to the writer, so a
+// Ctrl-C'd import said it wrote records no read_committed reader sees.
+func endProgress(prog *result.MoveProgress, w *kafka.Writer, unknown bool) {
+	var n, b int64
+	for _, pw := range w.Written() {
+		n += pw.Records
+		b += pw.Bytes
+	}
+	prog.Ended(n, b, unknown)
 }
 
 // sameReader reports whether a and b are the same reader (a reader of a

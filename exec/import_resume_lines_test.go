@@ -18,6 +18,7 @@ import (
 
 	"github.com/kql-dev/kql/ingest"
 	"github.com/kql-dev/kql/lang"
+	"github.com/kql-dev/kql/result"
 )
 
 // multiLineCSV is a header row and n csv records whose values hold a line
@@ -33,23 +34,29 @@ func multiLineCSV(n int) []string {
 // importCancelledAtSecondCommit runs st with 5-record transactions, holds
 // the second commit, cancels the statement there and returns its error:
 // the first 5 records are committed.
-func importCancelledAtSecondCommit(t *testing.T, f *fake, st *lang.Produce) error {
+func importCancelledAtSecondCommit(t *testing.T, f *fake, st lang.Statement) error {
 	t.Helper()
-	oldFile, oldStream, oldAge := importTxnRecords, streamTxnRecords, streamTxnAge
-	importTxnRecords, streamTxnRecords, streamTxnAge = 5, 5, time.Hour // commits by count only
-	t.Cleanup(func() { importTxnRecords, streamTxnRecords, streamTxnAge = oldFile, oldStream, oldAge })
+	return cancelledAtSecondCommit(t, f, context.Background(), st)
+}
+
+// cancelledAtSecondCommit is importCancelledAtSecondCommit under parent,
+// for an import or an INSERT ... EXECUTE.
+func cancelledAtSecondCommit(t *testing.T, f *fake, parent context.Context, st lang.Statement) error {
+	t.Helper()
+	oldFile, oldStream, oldAge, oldInsert := importTxnRecords, streamTxnRecords, streamTxnAge, insertTxnRecords
+	importTxnRecords, streamTxnRecords, streamTxnAge, insertTxnRecords = 5, 5, time.Hour, 5 // commits by count only
+	t.Cleanup(func() {
+		importTxnRecords, streamTxnRecords, streamTxnAge, insertTxnRecords = oldFile, oldStream, oldAge, oldInsert
+	})
 	commit := holdSecondCommit(t, f)
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		_, err := f.sess.Execute(ctx, st)
-		done <- err
-	}()
+	go func() { done <- drain(f.sess.Execute(ctx, st)) }()
 	select {
 	case <-commit.held:
 	case err := <-done:
-		t.Fatalf("the import ended (%v) before its second commit", err)
+		t.Fatalf("the statement ended (%v) before its second commit", err)
 	}
 	cancel()
 	// The commit is answered (refused) at once: whether the writer sees
@@ -304,4 +311,68 @@ func TestImportResumeText(t *testing.T) {
 	} {
 		require.Equal(t, c.want, c.c.resumeText(c.format, "it's.json", false, "2 transactions", c.unknown), c.name)
 	}
+}
+
+// The shell's summary line ("wrote N records ...") counts what is
+// committed: after a failure it counted every record given to the writer,
+// so a Ctrl-C'd import "wrote" records no read_committed reader sees. The
+// statement says what is committed, and whether the rest was aborted or is
+// in a commit that got no answer; a statement that succeeds committed all.
+func TestMoveProgressEndsWithWhatIsCommitted(t *testing.T) {
+	var lines []string
+	for i := 1; i <= 12; i++ {
+		lines = append(lines, fmt.Sprintf(`{"key":"key-%d","value":"%d"}`, i, i))
+	}
+	for _, c := range []struct {
+		name string
+		st   func(f *fake, path string) lang.Statement
+	}{
+		{"file", func(f *fake, path string) lang.Statement {
+			return &lang.Produce{Topic: "dst", From: &lang.ImportSource{File: path, Format: "jsonl"}}
+		}},
+		{"stdin", func(f *fake, path string) lang.Statement {
+			f.sess.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
+			return &lang.Produce{Topic: "dst", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}}
+		}},
+		{"insert", func(f *fake, path string) lang.Statement {
+			mustRun(t, f.sess, &lang.Produce{Topic: "src", From: &lang.ImportSource{File: path, Format: "jsonl"}})
+			return parse(t, "INSERT INTO dst SELECT * FROM src EXECUTE")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFake(t)
+			f.spread(t, "src", 3)
+			f.spread(t, "dst", 3)
+			path := filepath.Join(t.TempDir(), "in.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+			st := c.st(f, path)
+			prog := &result.MoveProgress{}
+			err := cancelledAtSecondCommit(t, f, result.WithMoveProgress(context.Background(), prog), st)
+			s := prog.Snapshot()
+			require.True(t, s.Ended, "the statement said what is committed")
+			require.Equal(t, int64(10), s.Records, "records given to the writer")
+			require.Equal(t, int64(5), s.Committed, "records committed")
+			require.Greater(t, s.CommittedBytes, int64(0), "their bytes")
+			require.Less(t, s.CommittedBytes, s.Bytes, "their bytes")
+			if c.name != "insert" { // records 1-5: key-i and i
+				require.Equal(t, int64(5*6), s.CommittedBytes, "their bytes")
+			}
+			require.Equal(t, strings.Contains(err.Error(), "its outcome is unknown"), s.Unsure, "the rest is unsure only when the commit got no answer: %v", err)
+
+			// Success: everything given to the writer is committed.
+			prog = &result.MoveProgress{}
+			f.sess.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n") // as in a new run
+			_, err = drainCtx(result.WithMoveProgress(context.Background(), prog), f.sess, st)
+			require.NoError(t, err)
+			s = prog.Snapshot()
+			require.True(t, s.Ended)
+			require.Equal(t, s.Records, s.Committed)
+			require.Equal(t, s.Bytes, s.CommittedBytes)
+			require.False(t, s.Unsure)
+		})
+	}
+}
+
+func drainCtx(ctx context.Context, s *Session, st lang.Statement) (struct{}, error) {
+	return struct{}{}, drain(s.Execute(ctx, st))
 }
