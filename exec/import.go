@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/kql-dev/kql/ingest"
@@ -83,6 +84,13 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 			if s.Stdin == nil {
 				return nil, "", errors.New("PRODUCE ... FROM STDIN reads the records from kql's standard input, but kql reads its statements from there (the interactive shell, or a script given as -f -): run it as kql -e \"PRODUCE ... FROM STDIN\" < records.jsonl, or kql -f script.sql < records.jsonl, or use FROM FILE")
 			}
+			// Read to its end (or abandoned part way) by one statement, it
+			// has nothing for a second: that one imported nothing, with
+			// success.
+			if sameReader(s.stdinRead, s.Stdin) {
+				return nil, "", fmt.Errorf("kql's standard input was already read by an earlier statement of this run (%s), and it can be read only once: nothing was written; import another input with FROM FILE 'path', or in another run of kql", s.stdinReadBy)
+			}
+			s.stdinRead, s.stdinReadBy = s.Stdin, lang.Format(st)
 			return newCtxReader(readCtx, s.Stdin), "stdin", nil
 		}
 		if stream {
@@ -120,8 +128,8 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		defer spill.Close()
 		mp := local
 		mp.stampLater = true
-		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, line int) error {
-			spill.add(rec, line)
+		err = s.eachImported(ctx, st, t, in, name, format, opt, ingest.ScanConfig{Parallel: true}, &mp, func(rec *kafka.OutRecord, at importPos) error {
+			spill.add(rec, at)
 			return nil
 		})
 		in.Close()
@@ -149,23 +157,21 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	}
 	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
-	committedLine := 0
-	var timer *streamCommitter // a stream's commit on time alone
+	var done importCommitted           // how far the input is committed
+	var timer *streamCommitter         // a stream's commit on time alone
 	if stream {
 		timer = startStreamCommitter(ctx, w, streamTxnAge, failRead)
 	}
-	write := func(rec *kafka.OutRecord, line int) error {
-		var committed bool
+	write := func(rec *kafka.OutRecord, at importPos) error {
 		var err error
 		if timer != nil {
-			committed, err = timer.write(ctx, rec, line)
+			err = timer.write(ctx, rec, at)
 		} else {
+			var committed bool
 			committed, err = w.Write(ctx, rec)
+			done.wrote(at, committed)
 		}
 		prog.Wrote(rec.Size())
-		if committed {
-			committedLine = line
-		}
 		return err
 	}
 	if spill != nil {
@@ -175,13 +181,11 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		prog.Begin(0, fileSize(src.File, stream))
 		mp := local
 		// The producer sends a record's bytes after Write returns: KeepBytes.
-		err = s.eachImported(readCtx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, func(rec *kafka.OutRecord, line int) error {
-			return write(rec, line)
-		})
+		err = s.eachImported(readCtx, st, t, prog.Reader(in), name, format, opt, ingest.ScanConfig{Parallel: !stream, KeepBytes: true}, &mp, write)
 	}
 	if timer != nil {
-		line, terr := timer.close()
-		committedLine = line
+		var terr error
+		done, terr = timer.close()
 		if terr != nil {
 			err = terr // the read ended because of it
 		}
@@ -189,17 +193,14 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 	if err == nil {
 		err = w.Commit(ctx)
 	}
+	var unknown *kafka.CommitUnknownError
+	isUnknown := errors.As(err, &unknown)
+	endProgress(prog, w, isUnknown)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled: %w", err)
 		}
-		where := "nothing was committed"
-		var unknown *kafka.CommitUnknownError
-		if errors.As(err, &unknown) {
-			where = fmt.Sprintf("input lines 1-%d were committed (%s); the transaction after them may be committed or not: read the topic (read_committed), and resume with the lines after %d only if it is not there", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
-		} else if committedLine > 0 {
-			where = fmt.Sprintf("input lines 1-%d were committed (%s); resume with the lines after %d", committedLine, countTransactions(w.Transactions(), "", ""), committedLine)
-		}
+		where := done.resumeText(format, src.File, stream, countTransactions(w.Transactions(), "", ""), isUnknown)
 		return nil, fmt.Errorf("%w; %s", err, where) // the shell names the statement
 	}
 	res := result.NewSlice(importCols, writtenRows(w.Written()))
@@ -208,6 +209,26 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		res.Warns = append(res.Warns, warn)
 	}
 	return res, nil
+}
+
+// endProgress tells the shell's summary (result.MoveProgress) what of the
+// records given to w is committed, once the statement is done with it:
+// unknown, the rest is in a transaction whose commit got no answer; else it
+// was aborted. The summary counted every record given to the writer, so a
+// Ctrl-C'd import said it wrote records no read_committed reader sees.
+func endProgress(prog *result.MoveProgress, w *kafka.Writer, unknown bool) {
+	var n, b int64
+	for _, pw := range w.Written() {
+		n += pw.Records
+		b += pw.Bytes
+	}
+	prog.Ended(n, b, unknown)
+}
+
+// sameReader reports whether a and b are the same reader (a reader of a
+// type that cannot be compared is never the same).
+func sameReader(a, b io.Reader) bool {
+	return a != nil && reflect.TypeOf(a).Comparable() && reflect.TypeOf(a) == reflect.TypeOf(b) && a == b
 }
 
 // importWriterConfig sizes an import's transactions: a file's (checked
@@ -224,9 +245,9 @@ func importWriterConfig(stream bool) kafka.WriterConfig {
 }
 
 // eachImported reads every record of in, maps it onto a record of t and
-// hands it to fn with its input line. The record fn gets is reused for the
-// next one: fn must not keep it (the writer copies it).
-func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, in io.Reader, name string, format ingest.Format, opt ingest.Options, cfg ingest.ScanConfig, m *importMapper, fn func(*kafka.OutRecord, int) error) error {
+// hands it to fn with where it was in the input. The record fn gets is
+// reused for the next one: fn must not keep it (the writer copies it).
+func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.Topic, in io.Reader, name string, format ingest.Format, opt ingest.Options, cfg ingest.ScanConfig, m *importMapper, fn func(*kafka.OutRecord, importPos) error) error {
 	var out kafka.OutRecord
 	return ingest.Scan(ctx, in, name, format, opt, cfg, func(b *ingest.Batch) error {
 		for i := range b.Records {
@@ -234,7 +255,7 @@ func (s *Session) eachImported(ctx context.Context, st *lang.Produce, t *kafka.T
 			if err := s.importedRecord(ctx, st, t, name, in, m, &out); err != nil {
 				return err
 			}
-			if err := fn(&out, in.Line); err != nil {
+			if err := fn(&out, importPosOf(in)); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,4 +20,22 @@ func TestImportFromStdinThatHoldsTheStatementsNamesScriptFromStdin(t *testing.T)
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "kql reads its statements from there (the interactive shell, or a script given as -f -)")
 	require.Contains(t, err.Error(), "kql -f script.sql < records.jsonl")
+}
+
+// Standard input is read once: a second FROM STDIN in the same run (kql -e
+// "PRODUCE INTO t FROM STDIN; PRODUCE INTO t FROM STDIN") found it at its
+// end and imported nothing, with success. It is an error that says the
+// first one read it, and how to import a second input.
+func TestImportFromStdinASecondTimeIsAnError(t *testing.T) {
+	f := newFake(t)
+	f.spread(t, "kl", 1)
+	f.sess.Stdin = strings.NewReader("{\"key\":\"a\"}\n")
+	// A statement that fails before it reads stdin leaves it to the next.
+	_, _, err := run(t, f.sess, &lang.Produce{Topic: "missing", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}})
+	require.ErrorContains(t, err, `no topic named "missing"`)
+	st := &lang.Produce{Topic: "kl", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}}
+	mustRun(t, f.sess, st)
+	_, _, err = run(t, f.sess, st)
+	require.EqualError(t, err, "kql's standard input was already read by an earlier statement of this run (PRODUCE INTO kl FROM STDIN FORMAT jsonl), and it can be read only once: nothing was written; import another input with FROM FILE 'path', or in another run of kql")
+	require.Len(t, committedRows(t, f.sess, "kl"), 1, "the first statement's record, once")
 }

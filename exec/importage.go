@@ -17,18 +17,17 @@ import (
 // age check (WriterConfig.MaxTxnAge) only runs on a record.
 //
 // Write and the timer's Commit take mu, so the writer is never used by
-// two goroutines at once, and the line last written is known when the
+// two goroutines at once, and the record last written is known when the
 // timer commits.
 type streamCommitter struct {
-	mu            sync.Mutex
-	w             *kafka.Writer
-	age           time.Duration
-	lastLine      int // the input line of the last record given to Write
-	committedLine int // the input lines up to it are committed
-	err           error
-	fail          context.CancelCauseFunc // ends the read when the timer's commit failed
-	stop          chan struct{}
-	done          chan struct{}
+	mu   sync.Mutex
+	w    *kafka.Writer
+	age  time.Duration
+	in   importCommitted // how far the input is committed
+	err  error
+	fail context.CancelCauseFunc // ends the read when the timer's commit failed
+	stop chan struct{}
+	done chan struct{}
 }
 
 // startStreamCommitter starts the timer; fail is called with the error of
@@ -60,7 +59,7 @@ func (c *streamCommitter) run(ctx context.Context) {
 					c.err = err
 					c.fail(err)
 				} else {
-					c.committedLine = c.lastLine
+					c.in.commit()
 				}
 			} else {
 				next = c.age - d
@@ -75,25 +74,22 @@ func (c *streamCommitter) run(ctx context.Context) {
 	}
 }
 
-// write gives rec, of input line line, to the writer.
-func (c *streamCommitter) write(ctx context.Context, rec *kafka.OutRecord, line int) (committed bool, err error) {
+// write gives rec, read at at, to the writer.
+func (c *streamCommitter) write(ctx context.Context, rec *kafka.OutRecord, at importPos) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.err != nil {
-		return false, c.err // the timer's commit failed: nothing more is written
+		return c.err // the timer's commit failed: nothing more is written
 	}
-	committed, err = c.w.Write(ctx, rec)
-	c.lastLine = line
-	if committed {
-		c.committedLine = line
-	}
-	return committed, err
+	committed, err := c.w.Write(ctx, rec)
+	c.in.wrote(at, committed)
+	return err
 }
 
-// close stops the timer and returns what it committed up to, and the
-// error of a commit of its that failed.
-func (c *streamCommitter) close() (committedLine int, err error) {
+// close stops the timer and returns how far the input is committed, and
+// the error of a commit of its that failed.
+func (c *streamCommitter) close() (importCommitted, error) {
 	close(c.stop)
 	<-c.done
-	return c.committedLine, c.err
+	return c.in, c.err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kql-dev/kql/ingest"
 	"github.com/kql-dev/kql/kafka"
 )
 
@@ -40,9 +41,11 @@ const spillBlock = 256 << 10
 
 // record flags
 const (
-	spillKey   = 1 << iota // the key is not NULL
-	spillValue             // the value is not NULL
-	spillTime              // the record has a timestamp (else: the time of writing)
+	spillKey       = 1 << iota // the key is not NULL
+	spillValue                 // the value is not NULL
+	spillTime                  // the record has a timestamp (else: the time of writing)
+	spillSpan                  // the record has a FORMAT json span (where its bytes are in the input)
+	spillLineStart             // that span starts its line
 )
 
 type importSpill struct {
@@ -50,7 +53,8 @@ type importSpill struct {
 	inMem   int
 	f       *os.File // the spill file once over the budget
 	cur     []byte
-	last    int // the line of the last record added
+	last    int   // the first line of the last record added
+	lastEnd int64 // the end of its span
 	records int64
 	err     error // the spill failed: it is dropped
 	made    int   // blocks allocated to read the file into (tests)
@@ -58,13 +62,13 @@ type importSpill struct {
 
 func newImportSpill() *importSpill { return &importSpill{cur: make([]byte, 0, spillBlock)} }
 
-// add appends rec, read from input line line. A zero Timestamp means the
+// add appends rec, read at at in the input. A zero Timestamp means the
 // time of writing.
-func (s *importSpill) add(rec *kafka.OutRecord, line int) {
+func (s *importSpill) add(rec *kafka.OutRecord, at importPos) {
 	if s.err != nil {
 		return
 	}
-	need := 40 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
+	need := 96 + len(rec.Key) + len(rec.Value) // an upper bound of its encoding
 	for _, h := range rec.Headers {
 		need += 20 + len(h.Key) + len(h.Value)
 	}
@@ -72,10 +76,17 @@ func (s *importSpill) add(rec *kafka.OutRecord, line int) {
 		s.seal() // a block is never reallocated by growing past its size
 	}
 	b := s.cur
-	b = binary.AppendUvarint(b, uint64(line-s.last))
-	s.last = line
+	b = binary.AppendUvarint(b, uint64(at.line-s.last))
+	b = binary.AppendUvarint(b, uint64(at.endLine-at.line))
+	s.last = at.line
 	b = binary.AppendUvarint(b, uint64(rec.Partition))
 	var flags byte
+	if at.span != (ingest.Span{}) {
+		flags |= spillSpan
+		if at.span.LineStart {
+			flags |= spillLineStart
+		}
+	}
 	if rec.Key != nil {
 		flags |= spillKey
 	}
@@ -86,6 +97,14 @@ func (s *importSpill) add(rec *kafka.OutRecord, line int) {
 		flags |= spillTime
 	}
 	b = append(b, flags)
+	if flags&spillSpan != 0 {
+		// Offsets only grow: each after the last record's end.
+		b = binary.AppendUvarint(b, uint64(at.span.Offset-s.lastEnd))
+		b = binary.AppendUvarint(b, uint64(at.span.End-at.span.Offset))
+		b = binary.AppendUvarint(b, uint64(at.span.Col))
+		b = binary.AppendUvarint(b, uint64(at.span.EndCol))
+		s.lastEnd = at.span.End
+	}
 	if flags&spillTime != 0 {
 		b = binary.AppendVarint(b, rec.Timestamp.UnixMilli()) // what Kafka keeps
 	}
@@ -185,15 +204,15 @@ func (s *importSpill) Close() {
 	s.blocks = nil
 }
 
-// each hands fn every record added (of topic), in order, with its input
-// line. The record is reused for the next one; its Key, Value and header
+// each hands fn every record added (of topic), in order, with where it
+// was in the input. The record is reused for the next one; its Key, Value and header
 // Values stay valid after fn returns (a producer sends them later) until
 // answered says the producer is done with them: answered() is how many of
 // the records handed out so far, counted from the first, are no longer
 // read (kafka.Writer.Answered). A block read from the file is read into
 // again once every record of it is, not at the transaction's commit, so
 // the spill's memory is that of the records in flight.
-func (s *importSpill) each(ctx context.Context, topic string, answered func() int64, fn func(*kafka.OutRecord, int) error) error {
+func (s *importSpill) each(ctx context.Context, topic string, answered func() int64, fn func(*kafka.OutRecord, importPos) error) error {
 	d := spillDecoder{topic: topic, keys: map[string]string{}}
 	if s.f == nil {
 		for _, blk := range s.blocks {
@@ -256,14 +275,15 @@ const maxFreeSpillBlocks = 16
 type spillDecoder struct {
 	topic  string
 	rec    kafka.OutRecord
-	line   int
+	at     importPos
+	end    int64             // the last span's end
 	keys   map[string]string // header keys, one string each
 	handed int64             // records handed to fn
 }
 
 var errSpillCorrupt = errors.New("the import's spill of checked records is corrupt")
 
-func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, int) error) error {
+func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRecord, importPos) error) error {
 	bad := false // b ended inside a record: the spill is corrupt
 	uv := func() uint64 {
 		v, n := binary.Uvarint(b)
@@ -287,7 +307,8 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d.line += int(uv())
+		d.at.line += int(uv())
+		d.at.endLine = d.at.line + int(uv())
 		r := &d.rec
 		r.Partition = int32(uv())
 		var flags byte
@@ -296,6 +317,15 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 		}
 		r.Topic = d.topic
 		r.Key, r.Value, r.Headers = nil, nil, r.Headers[:0]
+		d.at.span = ingest.Span{}
+		if flags&spillSpan != 0 {
+			sp := &d.at.span
+			sp.Offset = d.end + int64(uv())
+			sp.End = sp.Offset + int64(uv())
+			sp.Col, sp.EndCol = int32(uv()), int32(uv())
+			sp.LineStart = flags&spillLineStart != 0
+			d.end = sp.End
+		}
 		if flags&spillTime != 0 {
 			ms, n := binary.Varint(b)
 			if n <= 0 {
@@ -331,7 +361,7 @@ func (d *spillDecoder) block(ctx context.Context, b []byte, fn func(*kafka.OutRe
 			return errSpillCorrupt
 		}
 		d.handed++
-		if err := fn(r, d.line); err != nil {
+		if err := fn(r, d.at); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kql-dev/kql/ingest"
 	"github.com/kql-dev/kql/kafka"
 )
 
@@ -48,6 +49,17 @@ func spillCases() []kafka.OutRecord {
 	return out
 }
 
+// spillPos is where record i of spillCases is in its input: some span
+// lines, every other one has a FORMAT json span (each starting after the
+// last one's end), which may start its line.
+func spillPos(i int) importPos {
+	at := importPos{line: 3*i + 1, endLine: 3*i + 1 + i%3}
+	if i%2 == 0 {
+		at.span = ingest.Span{Offset: int64(1000 * i), End: int64(1000*i + 10*i + 2), Col: int32(i % 5), EndCol: int32(i % 7), LineStart: i%4 == 0}
+	}
+	return at
+}
+
 func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
 	for _, budget := range []int{8 << 20, 4 << 10} { // in memory; in its file
 		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
@@ -59,7 +71,7 @@ func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
 			s := newImportSpill()
 			defer s.Close()
 			for i := range want {
-				s.add(&want[i], 3*i+1)
+				s.add(&want[i], spillPos(i))
 			}
 			require.NoError(t, s.finish())
 			require.Equal(t, budget < 1<<20, s.f != nil, "spilled to a file")
@@ -77,8 +89,8 @@ func TestImportSpillGivesBackEveryFieldExactly(t *testing.T) {
 			i := 0
 			var answered int64
 			before := time.Now()
-			err = s.each(context.Background(), "dst", func() int64 { return answered }, func(r *kafka.OutRecord, line int) error {
-				require.Equal(t, 3*i+1, line)
+			err = s.each(context.Background(), "dst", func() int64 { return answered }, func(r *kafka.OutRecord, at importPos) error {
+				require.Equal(t, spillPos(i), at)
 				since = append(since, held{kafka.OutRecord{Topic: r.Topic, Partition: r.Partition, Key: r.Key, Value: r.Value,
 					Headers: append([]kafka.Header(nil), r.Headers...), Timestamp: r.Timestamp}, i})
 				i++
@@ -125,14 +137,14 @@ func TestSpillRereadsAnsweredBlocks(t *testing.T) {
 	const n = 100000
 	for i := 0; i < n; i++ {
 		v := fmt.Sprintf("value %d, with some text to make it about a hundred bytes long, as the bench's records are", i)
-		s.add(&kafka.OutRecord{Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(v)}, i+1)
+		s.add(&kafka.OutRecord{Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(v)}, importPos{line: i + 1, endLine: i + 1})
 	}
 	require.NoError(t, s.finish())
 	require.NotNil(t, s.f, "spilled to a file")
 	var handed int64
-	err := s.each(context.Background(), "dst", func() int64 { return max(0, handed-1000) }, func(r *kafka.OutRecord, line int) error {
+	err := s.each(context.Background(), "dst", func() int64 { return max(0, handed-1000) }, func(r *kafka.OutRecord, at importPos) error {
 		handed++
-		require.Equal(t, int(handed), line)
+		require.Equal(t, int(handed), at.line)
 		return nil
 	})
 	require.NoError(t, err)

@@ -533,6 +533,8 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 			merge()
 		}
 	}
+	var unknown *kafka.CommitUnknownError
+	endProgress(prog, w, errors.As(err, &unknown))
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("cancelled: %w", err)
@@ -541,8 +543,7 @@ func (p *insertPlan) execute(ctx context.Context, upTo map[int32]int64) (result.
 		for _, d := range dests {
 			n += d.records
 		}
-		var unknown *kafka.CommitUnknownError
-		if errors.As(err, &unknown) {
+		if unknown != nil {
 			inTxn := n
 			for _, d := range txnDests {
 				inTxn += d.records

@@ -35,8 +35,9 @@ func TestInsertProgressHasATotal(t *testing.T) {
 		return p.Snapshot()
 	}
 	s := progress("INSERT INTO dst SELECT * FROM src EXECUTE")
-	require.Equal(t, result.MoveSnapshot{Writing: true, Records: 30, Bytes: s.Bytes, Input: 30, TotalInput: 30}, s,
-		"30 records of a range of 30 offsets: all of it passed")
+	require.Equal(t, result.MoveSnapshot{Writing: true, Records: 30, Bytes: s.Bytes, Input: 30, TotalInput: 30,
+		Ended: true, Committed: 30, CommittedBytes: s.Bytes}, s,
+		"30 records of a range of 30 offsets: all of it passed, and committed")
 
 	// WHERE keeps the first record of each partition: the read still
 	// passes each partition's range up to its last kept row.

@@ -52,6 +52,10 @@ type Session struct {
 	// Stdin is what PRODUCE ... FROM STDIN reads; nil (the interactive
 	// shell, or a script read from stdin) refuses it.
 	Stdin io.Reader
+	// stdinRead is the Stdin a statement read, stdinReadBy that statement:
+	// it is read once (a new Stdin can be read again).
+	stdinRead   io.Reader
+	stdinReadBy string
 
 	namesMu    sync.Mutex
 	topicNames []string

@@ -18,11 +18,13 @@ import (
 var recordColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers"}
 
 // field is one delimited field: its text, whether it was NULL, and the
-// column it starts at.
+// column it starts at, on the row's first line or line lines after it (a
+// csv field before it held a line break).
 type field struct {
-	text string
-	null bool
-	col  int
+	text  string
+	null  bool
+	col   int
+	lines int
 }
 
 func (r *Reader) nextDelimited(sep byte) (*Record, error) {
@@ -45,7 +47,11 @@ func (r *Reader) nextDelimited(sep byte) (*Record, error) {
 				continue
 			}
 		}
-		return r.delimitedRecord(fields, n)
+		rec, err := r.delimitedRecord(fields, n)
+		if err == nil {
+			rec.EndLine = r.line
+		}
+		return rec, err
 	}
 }
 
@@ -55,12 +61,19 @@ func (r *Reader) delimitedRecord(fs []field, n int) (*Record, error) {
 		if len(fs) > 0 {
 			col = fs[len(fs)-1].col
 		}
-		return nil, &Error{File: r.name, Line: n, Column: col, Msg: fmt.Sprintf("%d fields, want 6 (%s)", len(fs), strings.Join(recordColumns, ", "))}
+		line := n
+		if len(fs) > 0 {
+			col, line = fs[len(fs)-1].col, n+fs[len(fs)-1].lines
+		}
+		return nil, &Error{File: r.name, Line: line, Column: col, Msg: fmt.Sprintf("%d fields, want 6 (%s)", len(fs), strings.Join(recordColumns, ", "))}
 	}
 	fail := func(i int, msg string) error {
-		return &Error{File: r.name, Line: n, Column: fs[i].col, Field: recordColumns[i], Msg: msg}
+		return &Error{File: r.name, Line: n + fs[i].lines, Column: fs[i].col, Field: recordColumns[i], Msg: msg}
 	}
-	rec := &Record{Line: n, Partition: -1, Cols: Columns{Partition: int32(fs[0].col), Timestamp: int32(fs[2].col), Key: int32(fs[3].col), Value: int32(fs[4].col)}}
+	rec := &Record{Line: n, Partition: -1, Cols: Columns{
+		Partition: int32(fs[0].col), Timestamp: int32(fs[2].col), Key: int32(fs[3].col), Value: int32(fs[4].col),
+		PartitionLine: int32(fs[0].lines), TimestampLine: int32(fs[2].lines), KeyLine: int32(fs[3].lines), ValueLine: int32(fs[4].lines),
+	}}
 	if !fs[0].null && fs[0].text != "" {
 		p, err := strconv.ParseInt(fs[0].text, 10, 32)
 		if err != nil || p < 0 {
@@ -111,8 +124,9 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 	var out []field
 	s := string(line)
 	i := 0
+	lines := 0 // the line breaks inside quoted fields so far
 	for {
-		start := i
+		start, startLines := i, lines
 		if i < len(s) && s[i] == '"' {
 			var b strings.Builder
 			i++
@@ -126,13 +140,14 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 					}
 					more, _, err := r.readLine()
 					if err == io.EOF {
-						return nil, 0, &Error{File: r.name, Line: n, Column: start + 1, Msg: "a quoted field is not closed before the end of the input"}
+						return nil, 0, &Error{File: r.name, Line: n + startLines, Column: start + 1, Msg: "a quoted field is not closed before the end of the input"}
 					}
 					if err != nil {
 						return nil, 0, err
 					}
 					b.WriteString(eol)
 					s, i = string(more), 0
+					lines++
 					continue
 				}
 				if s[i] == '"' {
@@ -147,7 +162,7 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 				b.WriteByte(s[i])
 				i++
 			}
-			out = append(out, field{text: b.String(), col: start + 1})
+			out = append(out, field{text: b.String(), col: start + 1, lines: startLines})
 			if i < len(s) && s[i] != sep {
 				return nil, 0, &Error{File: r.name, Line: r.line, Column: i + 1, Msg: fmt.Sprintf("%q after a closing quote: a quote inside a field is written twice (\"\")", s[i])}
 			}
@@ -157,7 +172,7 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 				j = len(s) - i
 			}
 			text := s[i : i+j]
-			out = append(out, field{text: text, null: text == "", col: start + 1})
+			out = append(out, field{text: text, null: text == "", col: start + 1, lines: lines})
 			i += j
 		}
 		if i >= len(s) {
@@ -165,7 +180,7 @@ func (r *Reader) readFields(sep byte) ([]field, int, error) {
 		}
 		i++ // the separator
 		if i == len(s) {
-			return append(out, field{null: true, col: i + 1}), n, nil
+			return append(out, field{null: true, col: i + 1, lines: lines}), n, nil
 		}
 	}
 }

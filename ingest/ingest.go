@@ -55,38 +55,60 @@ func (f Format) String() string {
 // zero when the input does not give them.
 type Record struct {
 	Line      int // the input line the record starts on, from 1
+	EndLine   int // the line it ends on, when after Line (0: Line)
 	Partition int32
 	Timestamp time.Time
 	Key       []byte // nil: NULL
 	Value     []byte // nil: NULL (a tombstone)
 	Headers   []result.Header
 	Cols      Columns // where its fields are in the line
+	Span      Span    // FORMAT json: where its bytes are
 }
+
+// Span is where a FORMAT json record's bytes are in the input, for an
+// import's resume after it: the rest of an array is an array again with a
+// [ before it, from the next record's first byte (or line, when only
+// whitespace comes before the record on it) on.
+type Span struct {
+	Offset    int64 // its first byte, from 0, a byte order mark counted (as tail -c counts)
+	End       int64 // the byte after its last
+	Col       int32 // the column of its first byte, on its Line
+	EndCol    int32 // the column of its last byte, on its LastLine
+	LineStart bool  // only whitespace comes before it on its first line
+}
+
+// LastLine is the input line the record ends on: after Line for a csv
+// record with a quoted line break or a json record that spans lines. The
+// input after it holds none of the record.
+func (r *Record) LastLine() int { return max(r.Line, r.EndLine) }
 
 // Columns is where each of a record's fields starts in its input line, from
 // 1 (0: the input does not give the field): a mistake found only after the
 // record was read (a partition the target lacks, a value its schema
-// refuses) is reported there.
+// refuses) is reported there. A record that spans lines (a csv field with
+// a line break, a pretty-printed json record) may have a field on a later
+// line than its first: its *Line is how many lines later.
 type Columns struct {
-	Partition, Timestamp, Key, Value int32
+	Partition, Timestamp, Key, Value                 int32
+	PartitionLine, TimestampLine, KeyLine, ValueLine int32
 }
 
 // FieldError is a mistake in field ("partition", "timestamp", "key" or
 // "value") of rec, found after it was read from the input called name: it
 // names the line, and the column when the input has one.
 func FieldError(name string, rec *Record, field, msg string) *Error {
-	var col int32
+	var col, line int32
 	switch field {
 	case "partition":
-		col = rec.Cols.Partition
+		col, line = rec.Cols.Partition, rec.Cols.PartitionLine
 	case "timestamp":
-		col = rec.Cols.Timestamp
+		col, line = rec.Cols.Timestamp, rec.Cols.TimestampLine
 	case "key":
-		col = rec.Cols.Key
+		col, line = rec.Cols.Key, rec.Cols.KeyLine
 	case "value":
-		col = rec.Cols.Value
+		col, line = rec.Cols.Value, rec.Cols.ValueLine
 	}
-	return &Error{File: name, Line: rec.Line, Column: int(col), Field: field, Msg: msg}
+	return &Error{File: name, Line: rec.Line + int(line), Column: int(col), Field: field, Msg: msg}
 }
 
 // Error is a record the input holds that cannot be read: where it is and
@@ -130,10 +152,11 @@ type Reader struct {
 	br   *bufio.Reader
 	line int // lines consumed so far
 
-	head bool       // csv/tsv: header row read
-	bom  bool       // the start was looked at for a byte order mark
-	crlf bool       // the last line read ended in \r\n, not \n
-	arr  *jsonArray // FORMAT json
+	head   bool       // csv/tsv: header row read
+	bom    bool       // the start was looked at for a byte order mark
+	bomLen int        // the bytes of the one skipped there
+	crlf   bool       // the last line read ended in \r\n, not \n
+	arr    *jsonArray // FORMAT json
 }
 
 // NewReader reads r in format f; name is what errors call the input (a
@@ -153,7 +176,7 @@ func (r *Reader) Line() int { return r.line }
 func (r *Reader) Next() (*Record, error) {
 	if !r.bom {
 		r.bom = true
-		skipBOM(r.br)
+		r.bomLen = skipBOM(r.br)
 	}
 	switch r.f {
 	case JSONL:
@@ -165,7 +188,7 @@ func (r *Reader) Next() (*Record, error) {
 			if strings.TrimSpace(string(line)) == "" {
 				continue // a blank line (a trailing newline, say) holds no record
 			}
-			return r.jsonRecord(line, n, 0)
+			return r.jsonRecord(line, origin{n, 1})
 		}
 	case JSON:
 		return r.nextJSON()

@@ -12,42 +12,62 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// origin is where a record's text starts in the input: the line, and the
+// column of its first byte. A jsonl line starts at column 1; an element of
+// a FORMAT json array anywhere, and it may span lines.
+type origin struct{ line, col int }
+
+// at is the line and column of byte i of text, which starts at o.
+func (o origin) at(text []byte, i int) (line, col int) {
+	i = min(max(i, 0), len(text))
+	nl := bytes.LastIndexByte(text[:i], '\n')
+	if nl < 0 {
+		return o.line, o.col + i
+	}
+	return o.line + bytes.Count(text[:nl+1], []byte{'\n'}), i - nl
+}
+
 // jsonRecord reads one record as kql's jsonl writes it:
 //
 //	{"partition":0,"offset":1,"timestamp":"…","key":…,"value":…,"headers":[{"key":…,"value":…}]}
 //
 // Every field may be missing (a hand-written file); an unknown field is an
-// error, so a typo does not silently drop data. base is the line's column
-// offset (0 for jsonl).
-func (r *Reader) jsonRecord(line []byte, n, base int) (*Record, error) {
+// error, so a typo does not silently drop data. text starts at o in the
+// input: every position reported is the input's.
+func (r *Reader) jsonRecord(text []byte, o origin) (*Record, error) {
+	errAt := func(i int, field, msg string) error {
+		line, col := o.at(text, i)
+		return &Error{File: r.name, Line: line, Column: col, Field: field, Msg: msg}
+	}
 	fail := func(field, msg string) error {
-		col := 1
+		i := 0
 		if field != "" {
-			if i := bytes.Index(line, []byte(`"`+field+`"`)); i >= 0 {
-				col = i + 1
+			if k := bytes.Index(text, []byte(`"`+field+`"`)); k >= 0 {
+				i = k
 			}
 		}
-		return &Error{File: r.name, Line: n, Column: base + col, Field: field, Msg: msg}
+		return errAt(i, field, msg)
 	}
-	// gjson walks the line once without reflection (encoding/json's map
+	// gjson walks the text once without reflection (encoding/json's map
 	// of RawMessage was three quarters of an import's CPU, measured on
-	// 200k records); a line it finds invalid goes to encoding/json for
-	// the error's column and text.
-	if !gjson.ValidBytes(line) || !gjson.ParseBytes(line).IsObject() {
+	// 200k records); a text it finds invalid goes to encoding/json for
+	// the error's position and text.
+	if !gjson.ValidBytes(text) || !gjson.ParseBytes(text).IsObject() {
 		var fields map[string]json.RawMessage
-		err := json.Unmarshal(line, &fields)
+		err := json.Unmarshal(text, &fields)
 		var se *json.SyntaxError
 		switch {
 		case errors.As(err, &se):
-			return nil, &Error{File: r.name, Line: n, Column: base + int(se.Offset), Msg: "not a JSON object: " + se.Error()}
+			// Offset is the bytes read up to and including the bad one.
+			return nil, errAt(int(se.Offset)-1, "", "not a JSON object: "+se.Error())
 		case err != nil:
-			return nil, &Error{File: r.name, Line: n, Column: base + 1, Msg: "not a JSON object of a record (partition, offset, timestamp, key, value, headers): " + err.Error()}
+			return nil, errAt(0, "", "not a JSON object of a record (partition, offset, timestamp, key, value, headers): "+err.Error())
 		}
-		return nil, &Error{File: r.name, Line: n, Column: base + 1, Msg: "not a JSON object of a record (partition, offset, timestamp, key, value, headers)"}
+		return nil, errAt(0, "", "not a JSON object of a record (partition, offset, timestamp, key, value, headers)")
 	}
-	rec := &Record{Line: n, Partition: -1}
+	rec := &Record{Line: o.line, Partition: -1}
 	var ferr error
-	gjson.ParseBytes(line).ForEach(func(k, v gjson.Result) bool {
+	gjson.ParseBytes(text).ForEach(func(k, v gjson.Result) bool {
 		name := k.String()
 		raw := json.RawMessage(v.Raw)
 		switch name {
@@ -113,13 +133,20 @@ func (r *Reader) jsonRecord(line []byte, n, base int) (*Record, error) {
 	if ferr != nil {
 		return nil, ferr
 	}
-	col := func(field string) int32 {
-		if i := bytes.Index(line, []byte(`"`+field+`"`)); i >= 0 {
-			return int32(base + i + 1)
+	at := func(field string) (lineOff, col int32) {
+		i := bytes.Index(text, []byte(`"`+field+`"`))
+		if i < 0 {
+			return 0, 0
 		}
-		return 0
+		line, c := o.at(text, i)
+		return int32(line - o.line), int32(c)
 	}
-	rec.Cols = Columns{Partition: col("partition"), Timestamp: col("timestamp"), Key: col("key"), Value: col("value")}
+	var c Columns
+	c.PartitionLine, c.Partition = at("partition")
+	c.TimestampLine, c.Timestamp = at("timestamp")
+	c.KeyLine, c.Key = at("key")
+	c.ValueLine, c.Value = at("value")
+	rec.Cols = c
 	return rec, nil
 }
 

@@ -82,7 +82,7 @@ func TestFastJSONLAgreesWithGeneral(t *testing.T) {
 			var s slab
 			got := Record{Line: 1}
 			require.True(t, fastJSONL([]byte(line), &s, &got), "%q", line)
-			want, err := (&Reader{name: "in.jsonl"}).jsonRecord([]byte(line), 1, 0)
+			want, err := (&Reader{name: "in.jsonl"}).jsonRecord([]byte(line), origin{1, 1})
 			require.NoError(t, err)
 			require.Equal(t, want.Cols, got.Cols, "%q", line)
 			require.Equal(t, Columns{Partition: 2, Timestamp: int32(strings.Index(line, `"timestamp"`) + 1), Key: int32(strings.Index(line, `"key"`) + 1), Value: int32(strings.Index(line, `"value"`) + 1)}, got.Cols)
@@ -94,7 +94,7 @@ func TestFastJSONLAgreesWithGeneral(t *testing.T) {
 func agreeFastGeneral(t *testing.T, line string) bool {
 	t.Helper()
 	gen := &Reader{name: "in.jsonl", f: JSONL}
-	want, werr := gen.jsonRecord([]byte(line), 1, 0)
+	want, werr := gen.jsonRecord([]byte(line), origin{1, 1})
 	var s slab
 	got := Record{Line: 1}
 	if !fastJSONL([]byte(line), &s, &got) {

@@ -95,9 +95,9 @@ func TestBadInputNamesLineColumnAndField(t *testing.T) {
 		{CSV, "partition,offset,timestamp,key,value,headers\n0,0,2026-01-01T00:00:00Z,a,b\n", `in.csv:2:28: 5 fields, want 6`},
 		{CSV, "0,0,2026-01-01T00:00:00Z,\"a\"x,b,\n", `in.csv:1:29: 'x' after a closing quote`},
 		{TSV, "0\t0\tsoon\ta\tb\t\n", `in.tsv:1:5: timestamp:`},
-		{JSON, "[\n{\"value\":\"a\"},\n\n  {\"valeu\":\"b\"}\n]\n", `in.json:4:2: valeu: unknown field`},
+		{JSON, "[\n{\"value\":\"a\"},\n\n  {\"valeu\":\"b\"}\n]\n", `in.json:4:4: valeu: unknown field`},
 		{JSON, "{\"value\":\"a\"}\n", `in.json:1:1: FORMAT json is one array`},
-		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2: `},
+		{JSON, "[{\"value\":\"a\"},\n{\"value\":", `in.json:2:1: the input ends inside the record that starts here`},
 	} {
 		r := NewReader(strings.NewReader(c.in), "in."+c.f.String(), c.f, Options{KeyDelimiter: ":"})
 		var err error
@@ -148,6 +148,11 @@ func TestFieldErrorsNameTheColumn(t *testing.T) {
 		{CSV, "7,0,2026-01-01T00:00:00Z,k,v,\n", "value", "in.csv:1:28: value: boom"},
 		{TSV, "7\t0\t2026-01-01T00:00:00Z\tk\tv\t\n", "key", "in.tsv:1:26: key: boom"},
 		{Lines, "k1:v1\n", "value", "in.lines:1:4: value: boom"},
+		// A record that spans lines: the field's own line and column.
+		{JSON, "[{\"key\":\"a\"},\n  {\"partition\": 7,\n   \"key\": \"k\",\n   \"value\": \"v\"}]", "value", "in.json:4:4: value: boom"},
+		{JSON, "[{\"key\":\"a\"}, {\"partition\": 7, \"key\": \"k\"}]", "partition", "in.json:1:16: partition: boom"},
+		{CSV, "7,0,2026-01-01T00:00:00Z,\"k\n1\",v,\n", "value", "in.csv:2:4: value: boom"},
+		{CSV, "7,0,2026-01-01T00:00:00Z,\"k\n1\",v,\n", "key", "in.csv:1:26: key: boom"},
 	} {
 		var rec *Record
 		err := Scan(context.Background(), strings.NewReader(c.in), "in."+c.f.String(), c.f, Options{KeyDelimiter: ":"}, ScanConfig{Parallel: true}, func(b *Batch) error {

@@ -286,7 +286,7 @@ func parseChunk(r *Reader, c *chunk, keepBytes bool) error {
 			continue
 		}
 		b.slab.bytes, b.slab.headers = b.slab.bytes[:mark], b.slab.headers[:hmark]
-		got, err := r.jsonRecord(line, n, 0)
+		got, err := r.jsonRecord(line, origin{n, 1})
 		if err != nil {
 			b.Records = b.Records[:len(b.Records)-1]
 			var e *Error

@@ -51,8 +51,9 @@ var statementHelp = []HelpEntry{
 		"  option := FORMAT jsonl|json|csv|tsv|lines | KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +
 		"          | KEY DELIMITER 'd' (lines) | KEY SCHEMA s | VALUE SCHEMA s | KEY AS|VALUE AS AVRO|PROTOBUF '...'\n" +
 		"  reads what --format jsonl|json|csv|tsv writes; a file is checked whole before anything is written;\n" +
-		"  STDIN only with -e or -f; STDIN and a named pipe are read once, written in transactions (a failure names the\n" +
-		"  last committed line)",
+		"  json reads arrays one after another (one per statement, as --format json writes them); STDIN only with -e or -f,\n" +
+		"  once a run; STDIN and a named pipe are read once, written in transactions (a failure names the last committed\n" +
+		"  line and how to feed the rest)",
 		"PRODUCE INTO orders_copy FROM FILE 'orders.jsonl' KEEP PARTITION"},
 	{"INSERT", "INSERT INTO name | TOPIC expr {option} SELECT ... FROM src {clause} [EXECUTE]\n" +
 		"  option := KEEP PARTITION | PARTITION BY KEY | KEEP TIMESTAMP | TIMESTAMP NOW\n" +

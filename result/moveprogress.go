@@ -18,14 +18,23 @@ type MoveProgress struct {
 	totalRecords   atomic.Int64 // 0: unknown
 	totalInput     atomic.Int64 // 0: unknown (stdin)
 	writing        atomic.Bool
+	ended          atomic.Bool
+	committed      atomic.Int64
+	committedBytes atomic.Int64
+	unsure         atomic.Bool
 }
 
 // MoveSnapshot is one reading of a MoveProgress.
 type MoveSnapshot struct {
-	Writing                  bool // the statement has begun writing
-	Records, Bytes           int64
+	Writing                  bool  // the statement has begun writing
+	Records, Bytes           int64 // given to the writer
 	Input                    int64
 	TotalRecords, TotalInput int64 // 0: unknown
+	// Once Ended: what of Records is committed. The rest was aborted, or,
+	// Unsure, is in a transaction whose commit got no answer.
+	Ended                     bool
+	Committed, CommittedBytes int64
+	Unsure                    bool
 }
 
 type moveProgressKey struct{}
@@ -62,6 +71,20 @@ func (p *MoveProgress) Wrote(size int64) {
 	p.bytes.Add(size)
 }
 
+// Ended says, once the statement is done writing (it succeeded or
+// failed), how many of the records given to the writer are committed, and
+// their bytes; unsure: the rest is in a transaction whose commit got no
+// answer (it may be committed or not), else the rest was aborted.
+func (p *MoveProgress) Ended(committed, committedBytes int64, unsure bool) {
+	if p == nil {
+		return
+	}
+	p.committed.Store(committed)
+	p.committedBytes.Store(committedBytes)
+	p.unsure.Store(unsure)
+	p.ended.Store(true)
+}
+
 // Consumed counts n more input bytes read.
 func (p *MoveProgress) Consumed(n int64) {
 	if p == nil {
@@ -76,7 +99,8 @@ func (p *MoveProgress) Snapshot() MoveSnapshot {
 		return MoveSnapshot{}
 	}
 	return MoveSnapshot{Writing: p.writing.Load(), Records: p.records.Load(), Bytes: p.bytes.Load(),
-		Input: p.input.Load(), TotalRecords: p.totalRecords.Load(), TotalInput: p.totalInput.Load()}
+		Input: p.input.Load(), TotalRecords: p.totalRecords.Load(), TotalInput: p.totalInput.Load(),
+		Ended: p.ended.Load(), Committed: p.committed.Load(), CommittedBytes: p.committedBytes.Load(), Unsure: p.unsure.Load()}
 }
 
 // Reader counts what is read through it as input consumed; it is r itself

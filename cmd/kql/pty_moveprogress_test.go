@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/result"
@@ -76,5 +78,95 @@ func TestMoveLine(t *testing.T) {
 		if got := moveLine(tc.s, 2*time.Second); got != tc.want {
 			t.Errorf("moveLine(%+v) = %q, want %q", tc.s, got, tc.want)
 		}
+	}
+}
+
+// The summary counts what was committed: after Ctrl-C it counted every
+// record given to the writer ("wrote 221758 records" when 200000 were
+// committed and the rest aborted).
+func TestMoveSummary(t *testing.T) {
+	for _, tc := range []struct {
+		s    result.MoveSnapshot
+		want string
+	}{
+		{result.MoveSnapshot{Writing: true, Records: 4, Bytes: 4096, Ended: true, Committed: 4, CommittedBytes: 4096}, "wrote 4 records, 4.0 KiB in 2s, 2 records/s"},
+		{result.MoveSnapshot{Writing: true, Records: 221758, Bytes: 22 << 20, Ended: true, Committed: 200000, CommittedBytes: 20 << 20},
+			"wrote 200000 records, 20.0 MiB in 2s, 100000 records/s; 21758 more were aborted (not committed)"},
+		{result.MoveSnapshot{Writing: true, Records: 3, Bytes: 6, Ended: true}, "wrote 0 records, 0 B in 2s, 0 records/s; 3 more were aborted (not committed)"},
+		{result.MoveSnapshot{Writing: true, Records: 11, Bytes: 11, Ended: true, Committed: 10, CommittedBytes: 10, Unsure: true},
+			"wrote 10 records, 10 B in 2s, 5 records/s; 1 more is in a transaction whose commit got no answer (committed or not)"},
+	} {
+		if got := moveSummary(tc.s, 2*time.Second); got != tc.want {
+			t.Errorf("moveSummary(%+v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+// On a terminal, an import that fails after a commit ends with a summary
+// of what is committed and what was aborted. Here a named pipe (written as
+// it is read, a transaction a second) gets 3 records, which the timer
+// commits; then the brokers refuse the next 2, and the import fails at
+// its next commit. It said "wrote 5 records".
+func TestPTYImportSummaryCountsOnlyCommittedRecords(t *testing.T) {
+	c, boot := ptyCluster(t)
+	fifo := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	committed := make(chan struct{}, 16)
+	c.ControlKey(kmsg.EndTxn.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if req.(*kmsg.EndTxnRequest).Commit {
+			committed <- struct{}{}
+		}
+		return nil, nil, false
+	})
+	var refuse atomic.Bool
+	c.ControlKey(kmsg.Produce.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if !refuse.Load() {
+			return nil, nil, false
+		}
+		req := kreq.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition, sp.ErrorCode = rp.Partition, kerr.InvalidRecord.Code
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+
+	s := startPTY(t, map[string]string{"KQL_BOOTSTRAP": boot}, "--no-history")
+	s.expect(prompt)
+	s.send("PRODUCE INTO orders FROM FILE '" + fifo + "';\r")
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for kql to open it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString(strings.Repeat(`{"key":"k","value":"v"}`+"\n", 3)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-committed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the first 3 records were not committed")
+	}
+	refuse.Store(true)
+	if _, err := w.WriteString(strings.Repeat(`{"key":"k","value":"v"}`+"\n", 2)); err != nil {
+		t.Fatal(err)
+	}
+	s.expect(`wrote 3 records, 6 B in \S+, \d+ records/s; 2 more were aborted \(not committed\)`)
+	s.expect(`input lines 1-3 were committed \(1 transaction\); resume with the lines after 3`)
+	s.expect(prompt)
+	s.send("\x04")
+	if err := s.wait(); err != nil {
+		t.Fatalf("kql exited with %v", err)
 	}
 }
