@@ -142,15 +142,15 @@ func TestReaderAskGrowsToAPartitionsBatches(t *testing.T) {
 	r, p = newReader()
 	share = r.askBytes()
 	p.grown = 200 << 10
-	r.buffered = 500 << 10 // 140 KiB left
+	r.buffered = 340 << 10 // 300 KiB left: the 200 KiB response and what it decodes into do not fit
 	reserve := r.planAsksLocked([]*readPart{p}, asks)
-	require.Equal(t, share, asks[tp], "the ask with 140 KiB of the budget left")
-	require.Equal(t, int64(share), reserve)
+	require.Equal(t, share, asks[tp], "the ask with 300 KiB of the budget left")
+	require.Equal(t, int64(2*share), reserve, "the response and what it decodes into, 1 byte each per byte")
 	r.buffered, r.reserved = 0, 0
 	reserve = r.planAsksLocked([]*readPart{p}, asks)
 	require.Equal(t, int32(200<<10), asks[tp], "the ask with the budget free")
-	require.Equal(t, int64(200<<10), r.reserved)
-	require.Equal(t, int64(200<<10), reserve)
+	require.Equal(t, int64(400<<10), r.reserved)
+	require.Equal(t, int64(400<<10), reserve)
 
 	// A partition waiting for a leader may hold its Fetch for seconds:
 	// it asks for its share meanwhile.
