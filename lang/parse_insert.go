@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -200,7 +199,7 @@ func (ps *parseState) checkInsert(in *Insert, sel int, options clauses) *Error {
 		e := ps.errAtToken(items[k][0], "KEEP PARTITION and a partition column cannot both say where a record goes")
 		ps.underline(e, items[k])
 		if pos, ok := options["KEEP PARTITION"]; ok {
-			e.Hint = fmt.Sprintf("KEEP PARTITION is at %d:%d; drop it, or drop the column", pos.Line, pos.Column)
+			e.hintf("KEEP PARTITION is at %v; drop it, or drop the column", ps.at(pos))
 		}
 		return e
 	}
@@ -248,9 +247,10 @@ func (ps *parseState) checkInsertTimestamp(in *Insert, options clauses, items []
 		e := ps.errAtToken(items[k][0], "%s", msg)
 		ps.underline(e, items[k])
 		if pos, ok := options[opt]; ok {
-			hint = fmt.Sprintf("%s is at %d:%d; %s", opt, pos.Line, pos.Column, hint)
+			e.hintf("%s is at %v; %s", opt, ps.at(pos), hint)
+		} else {
+			e.Hint = hint
 		}
-		e.Hint = hint
 		return e
 	}
 	return nil

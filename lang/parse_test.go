@@ -420,6 +420,10 @@ func TestHintPositionsAreScriptPositions(t *testing.T) {
 		{"SHOW TOPICS; PRODUCE INTO t FROM STDIN KEEP PARTITION PARTITION BY KEY", "1:55", "KEEP PARTITION is at 1:40; choose one"},
 		{"SHOW TOPICS;\n  PRODUCE INTO t FROM STDIN TIMESTAMP NOW KEEP TIMESTAMP", "2:43", "TIMESTAMP NOW is at 2:29; choose one"},
 		{"SHOW TOPICS; PRODUCE t VALUE '{}' VALUE SCHEMA 's' VERSION 1 ID 2", "1:62", "the other is at 1:52"},
+		// INSERT's options against its SELECT list's columns.
+		{"SHOW TOPICS;\nINSERT INTO d KEEP PARTITION SELECT key, value, partition FROM s", "2:49", "KEEP PARTITION is at 2:15; drop it"},
+		{"SHOW TOPICS; INSERT INTO d TIMESTAMP NOW SELECT key, timestamp FROM s", "1:54", "TIMESTAMP NOW is at 1:28; drop the timestamp column"},
+		{"SHOW TOPICS;\n\n  INSERT INTO d KEEP TIMESTAMP SELECT key, timestamp + 1 AS timestamp FROM s", "3:44", "KEEP TIMESTAMP is at 3:17; drop KEEP TIMESTAMP"},
 	}
 	for _, tc := range cases {
 		errs := CheckScript(tc.script)
