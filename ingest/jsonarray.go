@@ -102,10 +102,9 @@ func (a *jsonArray) skipSpace(br *bufio.Reader) (byte, error) {
 // found is what starts at the next byte, for an error to show: the rest
 // of its line, at most 20 bytes of it, quoted.
 func found(br *bufio.Reader) string {
-	b, _ := br.Peek(20)
-	if len(b) == 0 {
-		b, _ = br.Peek(br.Buffered())
-	}
+	// Only what is buffered: a pipe that goes quiet right after the
+	// mistake must not hold the error back.
+	b, _ := br.Peek(min(20, br.Buffered()))
 	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
 		b = b[:i]
 	}
@@ -278,5 +277,39 @@ func (r *Reader) jsonElement() (*Record, error) {
 	span.End = a.off
 	span.EndCol = int32(a.off - a.lineStart)
 	rec.Span = span
+	a.skipBufferedSeparators(r.br)
 	return rec, nil
+}
+
+// skipBufferedSeparators consumes what follows an element and is already
+// buffered, up to the next element or anything else: whitespace, the
+// comma, the ] that closes the array and whitespace after it. Scan hands
+// a batch on when nothing is buffered; left unread, the ",\n" after a
+// record from a pipe that then goes quiet held the record back (and with
+// it the commit of a stream import) until more input came. It reads
+// nothing that is not buffered, so it never waits; what it leaves (a [, a
+// ] after a comma, anything wrong) is nextJSON's to read or to refuse.
+func (a *jsonArray) skipBufferedSeparators(br *bufio.Reader) {
+	for br.Buffered() > 0 {
+		buf, _ := br.Peek(br.Buffered())
+		i := 0
+		for i < len(buf) && isJSONSpace(buf[i]) {
+			i++
+		}
+		a.consume(br, buf[:i], true)
+		if i == len(buf) {
+			continue
+		}
+		switch c := buf[i]; {
+		case c == ',' && a.state == jsonAfter:
+			a.consume(br, []byte{c}, false)
+			a.state = jsonComma
+		case c == ']' && a.state == jsonAfter:
+			a.closeAt = a.pos()
+			a.consume(br, []byte{c}, false)
+			a.state = jsonOutside
+		default:
+			return
+		}
+	}
 }
