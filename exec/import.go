@@ -141,6 +141,16 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 			spill = nil // decode the file again
 		}
 	}
+	// The writer first: a principal that may not write transactions
+	// fails before stdin is read (open starts reading it), so a later FROM
+	// STDIN of the run still has it.
+	cfg := importWriterConfig(stream)
+	cfg.TransactionalID = kafka.NewTransactionalID("import")
+	w, err := s.cl.NewWriter(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
 	var in io.ReadCloser
 	name := src.File
 	if spill == nil {
@@ -149,13 +159,6 @@ func (s *Session) importRecords(ctx context.Context, st *lang.Produce) (result.R
 		}
 		defer in.Close()
 	}
-	cfg := importWriterConfig(stream)
-	cfg.TransactionalID = kafka.NewTransactionalID("import")
-	w, err := s.cl.NewWriter(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
 	prog := result.MoveProgressOf(ctx) // the shell's progress line
 	var done importCommitted           // how far the input is committed
 	var timer *streamCommitter         // a stream's commit on time alone

@@ -2,9 +2,12 @@ package exec
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kql-dev/kql/lang"
 )
@@ -34,6 +37,19 @@ func TestImportFromStdinASecondTimeIsAnError(t *testing.T) {
 	_, _, err := run(t, f.sess, &lang.Produce{Topic: "missing", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}})
 	require.ErrorContains(t, err, `no topic named "missing"`)
 	st := &lang.Produce{Topic: "kl", From: &lang.ImportSource{Stdin: true, Format: "jsonl"}}
+	// Nor does one whose transactional producer is refused (no WRITE on
+	// transactional ids): its writer starts before stdin is read.
+	var refused atomic.Bool
+	f.ControlKey(int16(kmsg.InitProducerID), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		if refused.Swap(true) {
+			return nil, nil, false
+		}
+		resp := kreq.ResponseKind().(*kmsg.InitProducerIDResponse)
+		resp.ErrorCode = kerr.TransactionalIDAuthorizationFailed.Code
+		return resp, nil, true
+	})
+	_, _, err = run(t, f.sess, st)
+	require.ErrorContains(t, err, "the principal needs the WRITE ACL on transactional ids")
 	mustRun(t, f.sess, st)
 	_, _, err = run(t, f.sess, st)
 	require.EqualError(t, err, "kql's standard input was already read by an earlier statement of this run (PRODUCE INTO kl FROM STDIN FORMAT jsonl), and it can be read only once: nothing was written; import another input with FROM FILE 'path', or in another run of kql")
